@@ -1,0 +1,64 @@
+import type { Config } from '../core/config.js';
+import { createRuntime, type Runtime, type RoleHandle } from '../core/runtime.js';
+import type { Logger } from '../core/log.js';
+import { startIngest } from '../ingest/main.js';
+import { startQuery } from '../query/main.js';
+import { startStream } from '../stream/main.js';
+
+export type RoleName = 'ingest' | 'stream' | 'query';
+
+export interface System {
+  readonly rt: Runtime;
+  readonly roles: RoleHandle[];
+  readonly ingestUrl?: string;
+  readonly queryUrl?: string;
+  /** The admin key minted on first start of an empty key store (shown once), if any. */
+  readonly mintedKey?: string;
+  /**
+   * Stops in the documented order (docs/operations.md): HTTP roles stop accepting and finish
+   * in-flight requests; the stream role stops pulling, finishes and flushes its batches and acks;
+   * then the bus and ClickHouse clients close; the managed nats-server stops last.
+   */
+  stop(): Promise<void>;
+}
+
+export async function startSystem(
+  config: Config,
+  opts: { roles?: RoleName[]; log?: Logger; ingestPort?: number; queryPort?: number } = {},
+): Promise<System> {
+  const wanted = opts.roles ?? ['ingest', 'stream', 'query'];
+  const rt = await createRuntime(config, { log: opts.log });
+  const roles: RoleHandle[] = [];
+  let mintedKey: string | undefined;
+  try {
+    const boot = await rt.keys.bootstrap(config.bootstrapKey);
+    if (boot.kind === 'minted') mintedKey = boot.key;
+    if (boot.kind === 'registered') rt.log.info('bootstrap key registered as the admin key of tenant "default"');
+    if (wanted.includes('stream')) roles.push(await startStream(rt));
+    if (wanted.includes('ingest')) roles.push(await startIngest(rt, { port: opts.ingestPort }));
+    if (wanted.includes('query')) roles.push(await startQuery(rt, { port: opts.queryPort }));
+  } catch (err) {
+    for (const r of roles.reverse()) await r.close().catch(() => {});
+    await rt.close();
+    throw err;
+  }
+  const byName = (n: string) => roles.find((r) => r.name === n);
+  let stopped: Promise<void> | undefined;
+  return {
+    rt,
+    roles,
+    ingestUrl: byName('ingest')?.url,
+    queryUrl: byName('query')?.url,
+    mintedKey,
+    stop() {
+      stopped ??= (async () => {
+        const http = roles.filter((r) => r.name !== 'stream');
+        await Promise.all(http.map((r) => r.close().catch((err) => rt.log.error({ err, role: r.name }, 'stopping role'))));
+        const stream = byName('stream');
+        if (stream) await stream.close().catch((err) => rt.log.error({ err }, 'stopping stream role'));
+        await rt.close();
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,205 @@
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { createChdbConnection } from 'chdb/connection';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import { projectRoot } from './paths.js';
+
+/**
+ * ClickHouse access for every role: one `@clickhouse/client` backed by embedded chDB or a server.
+ * The embedded connection ignores the client's `database` option, so every statement names its
+ * database explicitly: SQL text uses the `{{db}}` placeholder, filled from validated config (never
+ * from request input); values always travel as ClickHouse query parameters.
+ */
+export interface Store {
+  readonly client: ClickHouseClient;
+  readonly database: string;
+  readonly embedded: boolean;
+  /** Fully qualified table name, e.g. `tracehouse.events`. */
+  table(name: string): string;
+  /** Fills `{{db}}` (and `{{on_cluster}}`) in SQL text. */
+  sql(text: string): string;
+  /** Runs a SELECT and returns JSONEachRow rows. 64-bit integers come back as strings on both connections. */
+  query<T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]>;
+  command(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<void>;
+  insert(table: string, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+// 64-bit integers are quoted on both connections (chDB would otherwise return lossy numbers).
+const BASE_SETTINGS: ClickHouseSettings = {
+  output_format_json_quote_64bit_integers: 1,
+  date_time_output_format: 'iso',
+  // server default is 'simple'; accept ISO 8601 with zone and fractions on insert
+  date_time_input_format: 'best_effort',
+};
+
+export function createStore(config: Config): Store {
+  const embedded = !config.clickhouse.url;
+  let client: ClickHouseClient;
+  if (embedded) {
+    const path = join(config.dataDir, 'clickhouse');
+    mkdirSync(path, { recursive: true });
+    // chdb/connection is typed against @clickhouse/client-common's copy of the Connection interface
+    const connection = createChdbConnection({ path }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
+    client = createClient({ connection, clickhouse_settings: BASE_SETTINGS });
+  } else {
+    client = createClient({
+      url: config.clickhouse.url,
+      username: config.clickhouse.user,
+      password: config.clickhouse.password,
+      clickhouse_settings: BASE_SETTINGS,
+      request_timeout: 60_000,
+    });
+  }
+  const db = config.clickhouse.database;
+  const onCluster = config.clickhouse.cluster ? `ON CLUSTER ${config.clickhouse.cluster}` : '';
+  const fill = (text: string) => text.replaceAll('{{db}}', db).replaceAll('{{on_cluster}}', onCluster);
+  return {
+    client,
+    database: db,
+    embedded,
+    table: (name) => `${db}.${name}`,
+    sql: fill,
+    async query<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings) {
+      const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: settings });
+      return (await rs.json()) as T[];
+    },
+    async command(sql, params, settings) {
+      await client.command({ query: fill(sql), query_params: params, clickhouse_settings: settings });
+    },
+    async insert(table, rows, settings) {
+      if (rows.length === 0) return;
+      await client.insert({ table: table.includes('.') ? table : `${db}.${table}`, values: rows as object[], format: 'JSONEachRow', clickhouse_settings: settings });
+    },
+    async ping() {
+      try {
+        const r = await client.ping();
+        if (!r.success) return false;
+        // the embedded ping never touches the engine; a trivial query does
+        await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((rs) => rs.json());
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+/** ClickHouse error codes worth retrying: the same insert may succeed later. */
+const TRANSIENT_CODES = new Set([
+  '3', // UNEXPECTED_END_OF_FILE
+  '159', // TIMEOUT_EXCEEDED
+  '164', // READONLY (replica briefly read-only)
+  '202', // TOO_MANY_SIMULTANEOUS_QUERIES
+  '203', // NO_FREE_CONNECTION
+  '209', // SOCKET_TIMEOUT
+  '210', // NETWORK_ERROR
+  '241', // MEMORY_LIMIT_EXCEEDED
+  '242', // TABLE_IS_READ_ONLY
+  '252', // TOO_MANY_PARTS
+  '285', // TOO_FEW_LIVE_REPLICAS
+  '319', // UNKNOWN_STATUS_OF_INSERT
+  '425', // SYSTEM_ERROR
+  '999', // KEEPER_EXCEPTION
+]);
+const TRANSIENT_ERRNO = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+
+/** Decided by error class and code, never by message text. */
+export function isTransientClickHouseError(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { code?: unknown; transient?: unknown; cause?: unknown; name?: string };
+  if (e.transient === true) return true;
+  if (e.code !== undefined && TRANSIENT_CODES.has(String(e.code))) return true;
+  if (typeof e.code === 'string' && TRANSIENT_ERRNO.has(e.code)) return true;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return true;
+  return e.cause ? isTransientClickHouseError(e.cause) : false;
+}
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+  checksum: string;
+}
+
+/** Reads `sql/migrations/NNNN_name.sql`, sorted by number. */
+export function loadMigrations(dir = join(projectRoot, 'sql', 'migrations')): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
+    .sort()
+    .map((file) => {
+      const text = readFileSync(join(dir, file), 'utf8');
+      return {
+        version: Number(file.slice(0, 4)),
+        name: file.replace(/\.sql$/, ''),
+        statements: splitStatements(text),
+        checksum: createHash('sha256').update(text).digest('hex').slice(0, 16),
+      };
+    });
+}
+
+export function splitStatements(text: string): string[] {
+  const withoutComments = text
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('--'))
+    .join('\n');
+  return withoutComments
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** On a cluster, MergeTree engines become their Replicated form and DDL runs ON CLUSTER. */
+export function clusterize(statement: string, cluster: string): string {
+  if (!cluster) return statement.replaceAll('{{on_cluster}}', '');
+  return statement
+    .replaceAll('{{on_cluster}}', `ON CLUSTER ${cluster}`)
+    .replace(/ENGINE\s*=\s*(\w*)MergeTree(\(([^)]*)\))?/g, (_m, kind: string, _p: string, args: string | undefined) => {
+      const path = `'/clickhouse/tables/{shard}/{database}/{table}', '{replica}'`;
+      const rest = args && args.trim() ? `, ${args}` : '';
+      return `ENGINE = Replicated${kind}MergeTree(${path}${rest})`;
+    });
+}
+
+/**
+ * Applies pending migrations in order and records each in `schema_migrations`. Statements are
+ * written idempotently (IF NOT EXISTS), so a crash between a statement and its record is safe.
+ */
+export async function migrate(store: Store, opts: { cluster?: string; log?: Logger } = {}): Promise<{ applied: string[] }> {
+  const cluster = opts.cluster ?? '';
+  await store.command(clusterize(`CREATE DATABASE IF NOT EXISTS {{db}} {{on_cluster}}`, cluster));
+  await store.command(
+    clusterize(
+      `CREATE TABLE IF NOT EXISTS {{db}}.schema_migrations {{on_cluster}} (version UInt32, name String, checksum String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY version`,
+      cluster,
+    ),
+  );
+  const done = new Set(
+    (await store.query<{ version: number }>(`SELECT version FROM {{db}}.schema_migrations FINAL`)).map((r) => Number(r.version)),
+  );
+  const applied: string[] = [];
+  for (const m of loadMigrations()) {
+    if (done.has(m.version)) continue;
+    for (const statement of m.statements) await store.command(clusterize(statement, cluster));
+    await store.insert('schema_migrations', [{ version: m.version, name: m.name, checksum: m.checksum }]);
+    applied.push(m.name);
+    opts.log?.info({ migration: m.name }, 'migration applied');
+  }
+  return { applied };
+}
+
+const queryCache = new Map<string, string>();
+/** Named SQL from `sql/queries/<name>.sql`; parameters stay ClickHouse `{name:Type}` placeholders. */
+export function namedQuery(name: string): string {
+  let text = queryCache.get(name);
+  if (text === undefined) {
+    text = readFileSync(join(projectRoot, 'sql', 'queries', `${name}.sql`), 'utf8');
+    queryCache.set(name, text);
+  }
+  return text;
+}

@@ -1,0 +1,202 @@
+import { resolve } from 'node:path';
+import { ConfigError } from './errors.js';
+
+/** Effective configuration of one process. Read once from the environment, validated, frozen. */
+export interface Config {
+  /** Root of embedded state (chDB data, managed nats-server store, generated secret). Default `./.tracehouse`. */
+  readonly dataDir: string;
+  readonly clickhouse: {
+    /** Server URL; empty means embedded chDB under `<dataDir>/clickhouse`. */
+    readonly url: string;
+    readonly user: string;
+    readonly password: string;
+    readonly database: string;
+    /** Cluster name for ON CLUSTER DDL and Replicated engines; empty for a single node. */
+    readonly cluster: string;
+  };
+  readonly nats: {
+    /** Server URL(s), comma-separated; empty means a managed `nats-server -js` child. */
+    readonly url: string;
+    /** Path or name of the nats-server binary for the managed child. */
+    readonly serverBin: string;
+    /** Replicas of each stream (1 for a single server, 3 on a cluster). */
+    readonly replicas: number;
+  };
+  readonly http: {
+    readonly host: string;
+    readonly ingestPort: number;
+    readonly queryPort: number;
+  };
+  /** HMAC secret for minted keys; empty means generated once and kept under dataDir. */
+  readonly secret: string;
+  readonly bootstrapKey: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly ingest: {
+    /** spec/ingestion.md: 5 MB on every route. */
+    readonly maxBodyBytes: number;
+    readonly publishTimeoutMs: number;
+    /** Pending messages on the INGEST stream above which ingest answers 503. */
+    readonly maxBacklogMessages: number;
+    /** Pending bytes on the INGEST stream above which ingest answers 503. */
+    readonly maxBacklogBytes: number;
+    /** Seconds advertised in Retry-After on 503. */
+    readonly retryAfterSeconds: number;
+    /** Events per published JetStream message. */
+    readonly publishBatchEvents: number;
+  };
+  readonly stream: {
+    readonly maxBatchRows: number;
+    readonly maxBatchBytes: number;
+    readonly flushIntervalMs: number;
+    /** Deliveries before a message goes to the dead-letter stream. */
+    readonly maxDeliver: number;
+    readonly workerThreads: number;
+    readonly ackWaitMs: number;
+    /** Quiet period before a "conversation changed" job runs. */
+    readonly analyzeDebounceMs: number;
+    /** Period of tenant-wide jobs. */
+    readonly jobIntervalMs: number;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Every variable the code reads, with its meaning; used by `tracehouse config --help` and docs. */
+export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; description: string; secret?: boolean }> = [
+  { name: 'DATA_DIR', default: './.tracehouse', description: 'Embedded ClickHouse data, managed NATS store, generated secret' },
+  { name: 'CLICKHOUSE_URL', default: '(embedded chDB)', description: 'ClickHouse server HTTP URL, e.g. http://clickhouse:8123' },
+  { name: 'CLICKHOUSE_USER', default: 'default', description: 'ClickHouse user (server only)' },
+  { name: 'CLICKHOUSE_PASSWORD', default: '', description: 'ClickHouse password (server only)', secret: true },
+  { name: 'CLICKHOUSE_DATABASE', default: 'tracehouse', description: 'Database holding every table' },
+  { name: 'CLICKHOUSE_CLUSTER', default: '', description: 'Cluster name: migrations use ON CLUSTER and Replicated engines' },
+  { name: 'NATS_URL', default: '(managed nats-server)', description: 'NATS server URL(s), comma-separated' },
+  { name: 'NATS_SERVER_BIN', default: 'nats-server', description: 'nats-server binary for the managed child process' },
+  { name: 'NATS_REPLICAS', default: '1', description: 'Replicas of each JetStream stream (3 on a cluster)' },
+  { name: 'HOST', default: '127.0.0.1', description: 'Address the HTTP roles bind to (0.0.0.0 in containers)' },
+  { name: 'INGEST_PORT', default: '4318', description: 'Ingest HTTP port (the OTLP/HTTP default)' },
+  { name: 'QUERY_PORT', default: '8080', description: 'Query HTTP port' },
+  { name: 'TRACEHOUSE_SECRET', default: '(generated under DATA_DIR)', description: 'HMAC secret that signs minted API keys', secret: true },
+  { name: 'TRACEHOUSE_BOOTSTRAP_KEY', default: '', description: 'When set and no key exists: admin key of tenant `default`', secret: true },
+  { name: 'LOG_LEVEL', default: 'info', description: LOG_LEVELS.join(', ') },
+  { name: 'INGEST_PUBLISH_TIMEOUT_MS', default: '5000', description: 'JetStream publish acknowledgement timeout; 503 past it' },
+  { name: 'INGEST_MAX_BACKLOG_MESSAGES', default: '100000', description: 'INGEST stream pending messages above which ingest answers 503' },
+  { name: 'INGEST_MAX_BACKLOG_BYTES', default: '1073741824', description: 'INGEST stream pending bytes above which ingest answers 503' },
+  { name: 'INGEST_RETRY_AFTER_SECONDS', default: '2', description: 'Retry-After advertised with 503' },
+  { name: 'INGEST_PUBLISH_BATCH_EVENTS', default: '500', description: 'Events per JetStream message' },
+  { name: 'SINK_MAX_BATCH_ROWS', default: '50000', description: 'Insert a table batch at this many rows' },
+  { name: 'SINK_MAX_BATCH_BYTES', default: '16777216', description: 'Insert a table batch at this many bytes' },
+  { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },
+  { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered' },
+  { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads of the stream role' },
+  { name: 'STREAM_ACK_WAIT_MS', default: '30000', description: 'JetStream ack wait of the stream consumers' },
+  { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
+  { name: 'JOB_INTERVAL_MS', default: '60000', description: 'Period of tenant-wide jobs' },
+];
+
+/** Reads and validates the environment. Throws ConfigError naming the variable on the first invalid value. */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const str = (name: string, def: string) => {
+    const v = env[name];
+    return v === undefined || v === '' ? def : v;
+  };
+  const int = (name: string, def: number, min: number, max: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, raw, `an integer between ${min} and ${max}`);
+    const n = Number(raw.trim());
+    if (n < min || n > max) throw new ConfigError(name, raw, `an integer between ${min} and ${max}`);
+    return n;
+  };
+  const url = (name: string, protocols: string[]) => {
+    const raw = str(name, '');
+    if (!raw) return '';
+    for (const part of raw.split(',')) {
+      let parsed: URL;
+      try {
+        parsed = new URL(part.trim());
+      } catch {
+        throw new ConfigError(name, raw, `a URL with scheme ${protocols.join(' or ')}`);
+      }
+      if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, raw, `a URL with scheme ${protocols.join(' or ')}`);
+    }
+    return raw;
+  };
+  const logLevel = str('LOG_LEVEL', 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError('LOG_LEVEL', logLevel, `one of ${LOG_LEVELS.join(', ')}`);
+  const database = str('CLICKHOUSE_DATABASE', 'tracehouse');
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) throw new ConfigError('CLICKHOUSE_DATABASE', database, 'an identifier of letters, digits and underscores');
+  const cluster = str('CLICKHOUSE_CLUSTER', '');
+  if (cluster && !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(cluster)) throw new ConfigError('CLICKHOUSE_CLUSTER', cluster, 'an identifier of letters, digits and underscores');
+  const host = str('HOST', '127.0.0.1');
+  if (!/^[0-9A-Za-z.:\-\[\]]+$/.test(host)) throw new ConfigError('HOST', host, 'an IP address or host name');
+  const secret = str('TRACEHOUSE_SECRET', '');
+  if (secret && secret.length < 16) throw new ConfigError('TRACEHOUSE_SECRET', '(hidden)', 'at least 16 characters');
+  const bootstrapKey = str('TRACEHOUSE_BOOTSTRAP_KEY', '');
+  if (bootstrapKey && !/^[\x21-\x7e]{16,256}$/.test(bootstrapKey)) {
+    throw new ConfigError('TRACEHOUSE_BOOTSTRAP_KEY', '(hidden)', '16 to 256 printable characters without spaces');
+  }
+
+  const config: Config = {
+    dataDir: resolve(cwd, str('DATA_DIR', './.tracehouse')),
+    clickhouse: {
+      url: url('CLICKHOUSE_URL', ['http:', 'https:']),
+      user: str('CLICKHOUSE_USER', 'default'),
+      password: str('CLICKHOUSE_PASSWORD', ''),
+      database,
+      cluster,
+    },
+    nats: {
+      url: url('NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),
+      serverBin: str('NATS_SERVER_BIN', 'nats-server'),
+      replicas: int('NATS_REPLICAS', 1, 1, 5),
+    },
+    http: {
+      host,
+      ingestPort: int('INGEST_PORT', 4318, 0, 65535),
+      queryPort: int('QUERY_PORT', 8080, 0, 65535),
+    },
+    secret,
+    bootstrapKey,
+    logLevel: logLevel as Config['logLevel'],
+    ingest: {
+      maxBodyBytes: 5 * 1024 * 1024,
+      publishTimeoutMs: int('INGEST_PUBLISH_TIMEOUT_MS', 5000, 100, 600_000),
+      maxBacklogMessages: int('INGEST_MAX_BACKLOG_MESSAGES', 100_000, 1, 1e12),
+      maxBacklogBytes: int('INGEST_MAX_BACKLOG_BYTES', 1024 * 1024 * 1024, 1, 1e15),
+      retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', 2, 1, 3600),
+      publishBatchEvents: int('INGEST_PUBLISH_BATCH_EVENTS', 500, 1, 100_000),
+    },
+    stream: {
+      maxBatchRows: int('SINK_MAX_BATCH_ROWS', 50_000, 1, 10_000_000),
+      maxBatchBytes: int('SINK_MAX_BATCH_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      flushIntervalMs: int('SINK_FLUSH_INTERVAL_MS', 250, 1, 600_000),
+      maxDeliver: int('STREAM_MAX_DELIVER', 5, 1, 1000),
+      workerThreads: int('STREAM_WORKER_THREADS', 1, 1, 64),
+      ackWaitMs: int('STREAM_ACK_WAIT_MS', 30_000, 1000, 3_600_000),
+      analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),
+      jobIntervalMs: int('JOB_INTERVAL_MS', 60_000, 100, 86_400_000),
+    },
+  };
+  return deepFreeze(config);
+}
+
+/** A copy of the configuration fit for printing: secrets masked. */
+export function maskedConfig(config: Config): Record<string, unknown> {
+  return {
+    ...config,
+    clickhouse: { ...config.clickhouse, password: config.clickhouse.password ? '********' : '' },
+    nats: { ...config.nats, url: config.nats.url.replace(/\/\/[^@/]*@/g, '//***@') },
+    secret: config.secret ? '********' : '(generated under DATA_DIR)',
+    bootstrapKey: config.bootstrapKey ? '********' : '',
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

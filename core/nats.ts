@@ -1,0 +1,283 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  jetstream,
+  jetstreamManager,
+  AckPolicy,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { DependencyError } from './errors.js';
+import type { Logger } from './log.js';
+import { distRoot } from './paths.js';
+import { STREAMS, KV_BUCKETS, CONSUMERS } from '../schemas/subjects.js';
+
+export interface Bus {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  kv(bucket: string): Promise<KV>;
+  /** True while the connection is open and JetStream answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface ManagedNats {
+  readonly url: string;
+  readonly pid: number;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+const MISSING_BINARY = (bin: string) =>
+  `nats-server was not found (looked for "${bin}" on PATH). Tracehouse runs a local NATS JetStream server ` +
+  `for the embedded default. Install it with \`apt-get install nats-server\` (Debian/Ubuntu, 2.9 or newer) or ` +
+  `\`brew install nats-server\` (macOS), set NATS_SERVER_BIN to its path, or point NATS_URL at an existing ` +
+  `NATS server started with JetStream (\`nats-server -js\`).`;
+
+export function findBinary(bin: string): string | undefined {
+  if (isAbsolute(bin) || bin.includes('/')) return existsSync(bin) ? bin : undefined;
+  const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/usr/local/sbin', '/usr/local/bin']);
+  for (const d of dirs) {
+    const p = join(d, bin);
+    if (d && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `nats-server -js` on a free loopback port with its store under `storeDir`, through a
+ * supervisor that stops it when this process dies in any way. A server left behind by a killed
+ * earlier run on the same store is stopped first (two servers on one store would corrupt it).
+ */
+export async function startManagedNats(opts: { storeDir: string; bin: string; log?: Logger; extraArgs?: string[] }): Promise<ManagedNats> {
+  const bin = findBinary(opts.bin);
+  if (!bin) throw new DependencyError(MISSING_BINARY(opts.bin));
+  mkdirSync(opts.storeDir, { recursive: true });
+  const pidFile = join(opts.storeDir, 'server.pid');
+  const urlFile = join(opts.storeDir, 'server.url');
+  // a live supervisor means its parent (a running `tracehouse start`) is alive: share its server
+  const running = await runningServer(pidFile, urlFile);
+  if (running) return { url: running, pid: Number(readFileSync(pidFile, 'utf8')), stop: async () => {} };
+  stopLeftover(pidFile);
+  let lastErr: unknown;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', opts.storeDir, ...(opts.extraArgs ?? [])];
+    const child = spawn(process.execPath, [join(distRoot, 'core', 'nats-supervisor.js'), bin, ...args], {
+      stdio: ['pipe', 'ignore', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    const url = `nats://127.0.0.1:${port}`;
+    try {
+      await waitForPort(port, child, 15_000);
+      writeFileSync(pidFile, String(child.pid));
+      writeFileSync(urlFile, url);
+      opts.log?.info({ url, storeDir: opts.storeDir }, 'managed nats-server started');
+      return {
+        url,
+        pid: child.pid!,
+        stop: () => stopChild(child, pidFile),
+      };
+    } catch (err) {
+      lastErr = new DependencyError(`nats-server did not start: ${(err as Error).message}\n${stderr.trim()}`, { cause: err });
+      await stopChild(child, pidFile);
+    }
+  }
+  throw lastErr;
+}
+
+async function runningServer(pidFile: string, urlFile: string): Promise<string | undefined> {
+  if (!existsSync(pidFile) || !existsSync(urlFile)) return undefined;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  if (!(pid > 0) || !isAlive(pid)) return undefined;
+  const url = readFileSync(urlFile, 'utf8').trim();
+  try {
+    const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
+    await nc.close();
+    return url;
+  } catch {
+    return undefined;
+  }
+}
+
+function stopLeftover(pidFile: string): void {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  if (pid > 0) {
+    try {
+      // the supervisor's group holds the server; SIGTERM both
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    for (let i = 0; i < 50 && isAlive(pid); i++) spawnSync('sleep', ['0.1']);
+  }
+  rmSync(pidFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function stopChild(child: ChildProcess, pidFile: string): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    rmSync(pidFile, { force: true });
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.stdin?.end();
+    setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }, 8000).unref();
+  });
+  rmSync(pidFile, { force: true });
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`);
+    try {
+      const nc = await connect({ servers: `127.0.0.1:${port}`, timeout: 500, reconnect: false });
+      await nc.close();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`port ${port} not ready after ${timeoutMs} ms`);
+}
+
+/** Connects and reconnects forever: a restarted or failed-over server is picked up by itself. */
+export async function connectBus(url: string, opts: { log?: Logger; name?: string } = {}): Promise<Bus> {
+  const nc = await connect({
+    servers: url.split(',').map((s) => s.trim()),
+    name: opts.name ?? 'tracehouse',
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    timeout: 5000,
+  });
+  (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') opts.log?.warn({ nats: s.type }, 'nats connection status');
+    }
+  })().catch(() => {});
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  const kvm = new Kvm(js);
+  const buckets = new Map<string, Promise<KV>>();
+  return {
+    nc,
+    js,
+    jsm,
+    kv(bucket) {
+      let p = buckets.get(bucket);
+      if (!p) {
+        p = kvm.open(bucket);
+        buckets.set(bucket, p);
+        p.catch(() => buckets.delete(bucket));
+      }
+      return p;
+    },
+    async ping() {
+      if (nc.isClosed()) return false;
+      try {
+        await Promise.race([jsm.getAccountInfo(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000))]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (nc.isClosed()) return;
+      try {
+        await nc.drain();
+      } catch {
+        await nc.close();
+      }
+    },
+  };
+}
+
+/** Declares every stream, durable consumer and KV bucket; safe to run at every start. */
+export async function declareTopology(bus: Bus, opts: { replicas: number; maxDeliver: number; ackWaitMs: number }): Promise<void> {
+  const base: Partial<StreamConfig> = { storage: StorageType.File, num_replicas: opts.replicas, discard: DiscardPolicy.Old };
+  for (const s of Object.values(STREAMS)) {
+    const cfg: Partial<StreamConfig> & { name: string } = {
+      ...base,
+      name: s.name,
+      subjects: [s.subjects],
+      retention: s.workQueue ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+      duplicate_window: s.duplicateWindowMs * 1_000_000,
+      max_age: s.maxAgeMs * 1_000_000,
+    };
+    try {
+      await bus.jsm.streams.info(s.name);
+      await bus.jsm.streams.update(s.name, cfg);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await bus.jsm.streams.add(cfg);
+    }
+  }
+  for (const c of Object.values(CONSUMERS)) {
+    const cfg = {
+      durable_name: c.durable,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: opts.ackWaitMs * 1_000_000,
+      // deliveries past maxDeliver are dead-lettered by the consumer itself; one extra lets it see them
+      max_deliver: opts.maxDeliver + 1,
+      max_ack_pending: 20_000,
+      filter_subject: c.filter,
+    };
+    try {
+      await bus.jsm.consumers.info(c.stream, c.durable);
+      await bus.jsm.consumers.update(c.stream, c.durable, { ack_wait: cfg.ack_wait, max_deliver: cfg.max_deliver, max_ack_pending: cfg.max_ack_pending });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await bus.jsm.consumers.add(c.stream, cfg);
+    }
+  }
+  const kvm = new Kvm(bus.js);
+  for (const b of Object.values(KV_BUCKETS)) await kvm.create(b.name, { history: b.history, replicas: opts.replicas });
+}
+
+export function isNotFound(err: unknown): boolean {
+  const e = err as { code?: unknown; api_error?: { err_code?: number; code?: number }; name?: string };
+  const code = e?.api_error?.err_code;
+  return code === 10059 || code === 10014 || e?.api_error?.code === 404 || e?.name === 'StreamNotFoundError' || e?.name === 'ConsumerNotFoundError';
+}

@@ -1,0 +1,128 @@
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createStore, migrate, type Store } from './clickhouse.js';
+import { connectBus, declareTopology, startManagedNats, type Bus, type ManagedNats } from './nats.js';
+import { createKeyStore, type KeyStore } from './keys.js';
+import { KV_BUCKETS } from '../schemas/subjects.js';
+
+/** Shared dependencies of the roles running in one process, built once by the composition root. */
+export interface Runtime {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  readonly store: Store;
+  readonly bus: Bus;
+  readonly keys: KeyStore;
+  readonly natsUrl: string;
+  readonly managedNats?: ManagedNats;
+  /** Closes the bus and the store, then stops the managed nats-server. */
+  close(): Promise<void>;
+}
+
+/** What every role's start function returns. `close` drains the role; it never closes shared clients. */
+export interface RoleHandle {
+  readonly name: string;
+  readonly url?: string;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  log?: Logger;
+  /** Apply migrations (default true). */
+  migrate?: boolean;
+  /** Declare streams, consumers and buckets (default true). */
+  declare?: boolean;
+}
+
+export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const metrics = createMetrics();
+  let managedNats: ManagedNats | undefined;
+  let natsUrl = config.nats.url;
+  if (!natsUrl) {
+    managedNats = await startManagedNats({ storeDir: join(config.dataDir, 'nats'), bin: config.nats.serverBin, log });
+    natsUrl = managedNats.url;
+  }
+  let bus: Bus | undefined;
+  let store: Store | undefined;
+  try {
+    bus = await connectBus(natsUrl, { log });
+    if (opts.declare !== false) {
+      await declareTopology(bus, { replicas: config.nats.replicas, maxDeliver: config.stream.maxDeliver, ackWaitMs: config.stream.ackWaitMs });
+    }
+    store = createStore(config);
+    if (opts.migrate !== false) await migrate(store, { cluster: config.clickhouse.cluster, log });
+    const kv = await bus.kv(KV_BUCKETS.keys.name);
+    const secret = config.secret || (await sharedSecret(bus));
+    const keys = createKeyStore(kv, secret);
+    const b = bus;
+    const s = store;
+    return {
+      config,
+      log,
+      metrics,
+      store: s,
+      bus: b,
+      keys,
+      natsUrl,
+      managedNats,
+      async close() {
+        await b.close().catch((err) => log.warn({ err }, 'closing nats'));
+        await s.close().catch((err) => log.warn({ err }, 'closing clickhouse'));
+        if (managedNats) await managedNats.stop();
+      },
+    };
+  } catch (err) {
+    await bus?.close().catch(() => {});
+    await store?.close().catch(() => {});
+    await managedNats?.stop();
+    throw err;
+  }
+}
+
+/**
+ * Without TRACEHOUSE_SECRET, one random secret is created once in the keys bucket (create-if-absent)
+ * so that every replica verifies the same signatures. Production should set TRACEHOUSE_SECRET.
+ */
+async function sharedSecret(bus: Bus): Promise<string> {
+  const kv = await bus.kv(KV_BUCKETS.keys.name);
+  try {
+    await kv.create('signing-secret', randomBytes(32).toString('base64url'));
+  } catch {
+    // another replica (or an earlier start) created it
+  }
+  const e = await kv.get('signing-secret');
+  if (!e) throw new Error('signing secret missing from the keys bucket');
+  return e.string();
+}
+
+/** For CLI commands that need only the bus (keys, dlq): never opens the embedded ClickHouse. */
+export async function openBus(config: Config, log?: Logger): Promise<{ bus: Bus; keys: KeyStore; close(): Promise<void> }> {
+  let managed: ManagedNats | undefined;
+  let url = config.nats.url;
+  if (!url) {
+    managed = await startManagedNats({ storeDir: join(config.dataDir, 'nats'), bin: config.nats.serverBin, log });
+    url = managed.url;
+  }
+  const bus = await connectBus(url, { log });
+  try {
+    await declareTopology(bus, { replicas: config.nats.replicas, maxDeliver: config.stream.maxDeliver, ackWaitMs: config.stream.ackWaitMs });
+    const kv = await bus.kv(KV_BUCKETS.keys.name);
+    const keys = createKeyStore(kv, config.secret || (await sharedSecret(bus)));
+    return {
+      bus,
+      keys,
+      async close() {
+        await bus.close();
+        await managed?.stop();
+      },
+    };
+  } catch (err) {
+    await bus.close();
+    await managed?.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Test runner: every `*.test.js` under dist/test runs in its own process (each suite owns its
+ * chDB data directory and nats-server), two at a time. Prints each suite's result and ends with
+ * `N passed, N failed`. Arguments filter suites by path substring.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const testRoot = fileURLToPath(new URL('.', import.meta.url));
+const filters = process.argv.slice(2);
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
+const suiteTimeoutMs = Number(process.env.TEST_SUITE_TIMEOUT_MS ?? 300_000);
+
+function find(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === 'helpers' || name === 'fixtures' ? [] : find(p);
+    return name.endsWith('.test.js') ? [p] : [];
+  });
+}
+
+interface Result {
+  file: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  ms: number;
+  output: string;
+  code: number | null;
+}
+
+function runSuite(file: string): Promise<Result> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => {
+      output += `\n[runner] suite exceeded ${suiteTimeoutMs} ms: killed\n`;
+      child.kill('SIGKILL');
+    }, suiteTimeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
+      const total = num('Total');
+      let passed = num('Passed');
+      const skipped = num('Skipped') || 0;
+      let failed = Number.isNaN(total) ? 0 : total - passed - skipped;
+      if (Number.isNaN(passed)) passed = 0;
+      // a suite that crashed or exited non-zero without reporting a failure still counts as one
+      if ((code !== 0 || Number.isNaN(total)) && failed === 0) failed = 1;
+      resolve({ file, passed, failed, skipped, ms: Date.now() - started, output, code });
+    });
+  });
+}
+
+const files = find(testRoot)
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
+const results: Result[] = [];
+const queue = [...files];
+const started = Date.now();
+await Promise.all(
+  Array.from({ length: Math.max(1, concurrency) }, async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) {
+      const r = await runSuite(f);
+      results.push(r);
+      const name = relative(testRoot, f);
+      const status = r.failed ? 'FAIL' : 'ok  ';
+      process.stdout.write(`${status} ${name} — ${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ''} (${(r.ms / 1000).toFixed(1)} s)\n`);
+      if (r.failed || process.env.TEST_VERBOSE) process.stdout.write(r.output.replace(/^/gm, '    ') + '\n');
+      else {
+        // skipped suites print their reason; keep it visible
+        const skipLines = r.output.split('\n').filter((l) => l.includes('[skip]'));
+        if (skipLines.length) process.stdout.write(skipLines.map((l) => `    ${l.trim()}`).join('\n') + '\n');
+      }
+    }
+  }),
+);
+const passed = results.reduce((a, r) => a + r.passed, 0);
+const failed = results.reduce((a, r) => a + r.failed, 0);
+const skipped = results.reduce((a, r) => a + r.skipped, 0);
+process.stdout.write(`\n${files.length} suites in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exitCode = failed || files.length === 0 ? 1 : 0;
