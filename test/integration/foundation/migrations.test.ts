@@ -1,0 +1,61 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfig } from '../../../core/config.js';
+import { clusterize, createStore, loadMigrations, migrate, splitStatements, type Store } from '../../../core/clickhouse.js';
+import { runCli } from '../../helpers/cli.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+const dataDir = tempDir();
+let store: Store;
+
+test('the CLI migrates an empty data directory, and a second run applies nothing', async () => {
+  const env = { DATA_DIR: dataDir };
+  const first = await runCli(['migrate'], env);
+  assert.is(first.code, 0, first.stderr);
+  assert.match(first.stdout, /applied: 0001_core_tables/);
+  const second = await runCli(['migrate'], env);
+  assert.is(second.code, 0, second.stderr);
+  assert.match(second.stdout, /up to date/);
+});
+
+test('every migration is recorded once, and re-applying on a second start changes nothing', async () => {
+  store = createStore(loadConfig({ DATA_DIR: dataDir }));
+  const before = await store.query<{ version: string; c: string }>('SELECT version, count() AS c FROM {{db}}.schema_migrations GROUP BY version ORDER BY version');
+  assert.equal(before.map((r) => Number(r.version)), loadMigrations().map((m) => m.version));
+  assert.ok(before.every((r) => r.c === '1'));
+  const again = await migrate(store);
+  assert.equal(again.applied, []);
+  // the statements themselves are idempotent too (a crash between a statement and its record)
+  for (const m of loadMigrations()) for (const s of m.statements) await store.command(s);
+  const tables = await store.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name`, { db: store.database });
+  for (const t of ['conversations', 'events', 'messages', 'schema_migrations', 'spans', 'tool_calls']) assert.ok(tables.some((r) => r.name === t), t);
+});
+
+test('64-bit integers come back as strings (exact) on the embedded connection', async () => {
+  const [row] = await store.query<{ big: string; small: string }>('SELECT toUInt64(18446744073709551615) AS big, toUInt64(7) AS small');
+  assert.is(row!.big, '18446744073709551615');
+  assert.is(row!.small, '7');
+});
+
+test('statement splitting ignores comments and trailing semicolons', () => {
+  assert.equal(splitStatements('-- a comment\nCREATE TABLE a (x UInt8) ENGINE = Memory;\n\n-- b\nSELECT 1;\n'), [
+    'CREATE TABLE a (x UInt8) ENGINE = Memory',
+    'SELECT 1',
+  ]);
+});
+
+test('on a cluster, engines become Replicated and DDL runs ON CLUSTER', () => {
+  const s = 'CREATE TABLE IF NOT EXISTS {{db}}.t {{on_cluster}} (v UInt64) ENGINE = ReplacingMergeTree(v) ORDER BY v';
+  assert.is(
+    clusterize(s, 'prod'),
+    "CREATE TABLE IF NOT EXISTS {{db}}.t ON CLUSTER prod (v UInt64) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/{table}', '{replica}', v) ORDER BY v",
+  );
+  assert.match(clusterize('CREATE TABLE x {{on_cluster}} (a UInt8) ENGINE = MergeTree ORDER BY a', 'c'), /ENGINE = ReplicatedMergeTree\('\/clickhouse/);
+  assert.is(clusterize('CREATE TABLE x {{on_cluster}} (a UInt8) ENGINE = MergeTree ORDER BY a', ''), 'CREATE TABLE x  (a UInt8) ENGINE = MergeTree ORDER BY a');
+});
+
+test.after(async () => {
+  await store?.close();
+});
+
+test.run();

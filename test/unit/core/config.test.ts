@@ -1,0 +1,73 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfig, maskedConfig } from '../../../core/config.js';
+import { ConfigError } from '../../../core/errors.js';
+
+test('defaults: embedded ClickHouse, managed NATS, ports 4318 and 8080, ./.tracehouse', () => {
+  const c = loadConfig({}, '/srv/app');
+  assert.is(c.dataDir, '/srv/app/.tracehouse');
+  assert.is(c.clickhouse.url, '');
+  assert.is(c.nats.url, '');
+  assert.is(c.http.ingestPort, 4318);
+  assert.is(c.http.queryPort, 8080);
+  assert.is(c.clickhouse.database, 'tracehouse');
+  assert.is(c.ingest.maxBodyBytes, 5 * 1024 * 1024);
+});
+
+test('the configuration is frozen', () => {
+  const c = loadConfig({});
+  assert.ok(Object.isFrozen(c));
+  assert.ok(Object.isFrozen(c.http));
+  assert.throws(() => {
+    (c.http as { ingestPort: number }).ingestPort = 1;
+  });
+});
+
+const invalid: Array<[string, string, RegExp]> = [
+  ['INGEST_PORT', 'abc', /INGEST_PORT.*integer between 0 and 65535/],
+  ['QUERY_PORT', '70000', /QUERY_PORT.*integer between 0 and 65535/],
+  ['LOG_LEVEL', 'loud', /LOG_LEVEL.*one of fatal, error, warn, info, debug, trace, silent/],
+  ['CLICKHOUSE_URL', 'clickhouse:8123', /CLICKHOUSE_URL.*http: or https:/],
+  ['NATS_URL', 'http://x:4222', /NATS_URL.*nats:/],
+  ['CLICKHOUSE_DATABASE', 'bad-name;', /CLICKHOUSE_DATABASE/],
+  ['TRACEHOUSE_SECRET', 'short', /TRACEHOUSE_SECRET.*at least 16/],
+  ['TRACEHOUSE_BOOTSTRAP_KEY', 'has space in it 1234', /TRACEHOUSE_BOOTSTRAP_KEY/],
+  ['SINK_MAX_BATCH_ROWS', '0', /SINK_MAX_BATCH_ROWS/],
+  ['STREAM_MAX_DELIVER', '-1', /STREAM_MAX_DELIVER/],
+  ['NATS_REPLICAS', '9', /NATS_REPLICAS.*between 1 and 5/],
+];
+for (const [name, value, message] of invalid) {
+  test(`invalid ${name}=${value} fails naming the variable`, () => {
+    try {
+      loadConfig({ [name]: value });
+      assert.unreachable('should have thrown');
+    } catch (err) {
+      assert.instance(err, ConfigError);
+      assert.is((err as ConfigError).variable, name);
+      assert.match((err as Error).message, message);
+    }
+  });
+}
+
+test('secret values never appear in the invalid-value message', () => {
+  try {
+    loadConfig({ TRACEHOUSE_SECRET: 'tiny' });
+  } catch (err) {
+    assert.not.match((err as Error).message, /tiny/);
+  }
+});
+
+test('masked configuration hides password, secret, bootstrap key and NATS credentials', () => {
+  const c = loadConfig({
+    CLICKHOUSE_URL: 'http://ch:8123',
+    CLICKHOUSE_PASSWORD: 'pw-very-secret',
+    TRACEHOUSE_SECRET: 'sekrit-0123456789abcdef',
+    TRACEHOUSE_BOOTSTRAP_KEY: 'bootstrap-key-0123456789',
+    NATS_URL: 'nats://user:natspass@nats:4222',
+  });
+  const text = JSON.stringify(maskedConfig(c));
+  for (const s of ['pw-very-secret', 'sekrit-0123456789abcdef', 'bootstrap-key-0123456789', 'natspass']) assert.not.ok(text.includes(s), s);
+  assert.ok(text.includes('http://ch:8123'));
+});
+
+test.run();
