@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import protobuf from 'protobufjs';
+import { projectRoot } from '../../core/paths.js';
+import { InvalidEnvelopeError } from '../errors.js';
+
+/**
+ * protobufjs over our own .proto files in schemas/otlp/. Requests are decoded to plain objects with
+ * the OTLP/JSON field names (protobufjs camelCases them), int64 as decimal strings and bytes as
+ * base64, so decode-envelope.ts walks protobuf and JSON alike. Unknown fields are skipped.
+ */
+const PROTO_DIR = join(projectRoot, 'schemas', 'otlp');
+let rootCache: protobuf.Root | undefined;
+
+function protoRoot(): protobuf.Root {
+  if (!rootCache) {
+    const root = new protobuf.Root();
+    root.resolvePath = (_origin, target) => join(PROTO_DIR, target.replace(/^.*[\\/]/, ''));
+    root.loadSync(['collector.proto'], { keepCase: false });
+    root.resolveAll();
+    rootCache = root;
+  }
+  return rootCache;
+}
+
+export type Signal = 'logs' | 'traces' | 'metrics';
+const REQUEST: Record<Signal, string> = {
+  logs: 'opentelemetry.proto.collector.ExportLogsServiceRequest',
+  traces: 'opentelemetry.proto.collector.ExportTraceServiceRequest',
+  metrics: 'opentelemetry.proto.collector.ExportMetricsServiceRequest',
+};
+const RESPONSE: Record<Signal, string> = {
+  logs: 'opentelemetry.proto.collector.ExportLogsServiceResponse',
+  traces: 'opentelemetry.proto.collector.ExportTraceServiceResponse',
+  metrics: 'opentelemetry.proto.collector.ExportMetricsServiceResponse',
+};
+
+export function decodeProto(signal: Signal, buf: Buffer): unknown {
+  const type = protoRoot().lookupType(REQUEST[signal]);
+  try {
+    const msg = type.decode(buf);
+    return type.toObject(msg, { longs: String, bytes: String, defaults: false, arrays: false, oneofs: false });
+  } catch (err) {
+    throw new InvalidEnvelopeError(`protobuf ${type.name} could not be decoded`, { cause: err });
+  }
+}
+
+/** The Export*ServiceResponse for a protobuf request; partial success unset when nothing was rejected. */
+export function encodeProtoResponse(signal: Signal, partial: { rejected: number; errorMessage?: string }): Buffer {
+  const type = protoRoot().lookupType(RESPONSE[signal]);
+  const key = signal === 'logs' ? 'rejectedLogRecords' : signal === 'traces' ? 'rejectedSpans' : 'rejectedDataPoints';
+  const body = partial.rejected > 0 || partial.errorMessage ? { partialSuccess: { [key]: partial.rejected, errorMessage: partial.errorMessage ?? '' } } : {};
+  return Buffer.from(type.encode(type.fromObject(body)).finish());
+}
+
+/** Test helper and client side: encodes a request object in the OTLP/JSON shape (ids as base64). */
+export function encodeProtoRequest(signal: Signal, body: object): Buffer {
+  const type = protoRoot().lookupType(REQUEST[signal]);
+  return Buffer.from(type.encode(type.fromObject(body)).finish());
+}
+
+/** Decodes a response (tests and clients). */
+export function decodeProtoResponse(signal: Signal, buf: Buffer): Record<string, unknown> {
+  const type = protoRoot().lookupType(RESPONSE[signal]);
+  return type.toObject(type.decode(buf), { longs: Number, defaults: false }) as Record<string, unknown>;
+}

@@ -1,0 +1,145 @@
+/**
+ * Secret redaction for stored commands, error texts and prompt text (spec/ingestion.md Limits):
+ * environment-style assignments, header values, explicit key/value pairs (JSON, YAML, flags,
+ * query strings), credentials in connection strings, private key blocks and well-known token
+ * shapes. The value is replaced by `[REDACTED]`, the key kept. Ordinary prose is left alone:
+ * a value is only taken when it is attached (`KEY=value`, `"key": "value"`) or looks like a
+ * credential (digits, mixed case or symbols); placeholders such as `$TOKEN`, `<key>` and `***`
+ * are never touched. Pure and idempotent.
+ */
+export const REDACTED = '[REDACTED]';
+
+/** Words that make a key name secret-bearing. */
+const SECRET_WORD =
+  '(?:password|passwd|passphrase|(?<![a-z])pass(?![a-z])|pwd(?![a-z])|secret(?!ary)|token(?![a-z])|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?(?![a-z])|(?<![a-z])auth(?![a-z])|session[_-]?key|signing[_-]?key|encryption[_-]?key|cookie(?![a-z])|(?<![a-z])dsn(?![a-z])|account[_-]?key|connection[_-]?string|database[_-]?url|webhook[_-]?url)';
+
+/** Keys that name a secret's location or metadata, not the secret: `TOKEN_FILE`, `--password-stdin`. */
+const BENIGN_KEY = /(?:file|path|dir|name|type|count|length|limit|ttl|expiry|expires|stdin|env|id|mode|method|header|source)$/i;
+
+/** An identifier containing a secret word: `AWS_SECRET_ACCESS_KEY`, `db_password`, `apiKey`. */
+const SECRET_KEY = `[A-Za-z0-9_.-]*${SECRET_WORD}[A-Za-z0-9_.-]*`;
+
+const PLACEHOLDER = /^(?:\$|<|\{\{|%|\[REDACTED|\*{3,}|x{3,}$|\.{3}|…|null$|none$|true$|false$|undefined$|changeme$|example$|redacted$|your[_-])/i;
+
+/** Is `v` a credential-looking token rather than a word of prose? */
+export function looksSecret(v: string): boolean {
+  if (v.length < 6 || PLACEHOLDER.test(v)) return false;
+  const letters = /[A-Za-z]/.test(v);
+  const digits = /\d/.test(v);
+  if (digits && letters) return true;
+  if (v.length < 8) return false;
+  const innerUpper = /[a-z]/.test(v) && /[A-Z]/.test(v.slice(1));
+  const symbols = /[_+/=!@#$%^&*~]/.test(v) && /[A-Za-z0-9]{4}/.test(v);
+  return innerUpper || symbols || (digits && v.length >= 12);
+}
+
+const usable = (v: string) => v.length > 0 && !PLACEHOLDER.test(v);
+const secretKey = (k: string) => !BENIGN_KEY.test(k.replace(/^-+/, ''));
+
+type Rule = { re: RegExp; replace: (m: string, ...groups: string[]) => string };
+
+const quotedOrBare = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"'&;,|)}\\]]+)`;
+const stripQuotes = (v: string) => v.replace(/^(["'])([\s\S]*)\1$/, '$2');
+const keepQuotes = (v: string) => (/^["']/.test(v) ? `${v[0]}${REDACTED}${v[0]}` : REDACTED);
+
+const RULES: Rule[] = [
+  // PEM private keys, whole block (an unterminated block is cut to the end)
+  {
+    re: /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/g,
+    replace: (_m, kind) => `-----BEGIN ${kind}-----${REDACTED}-----END ${kind}-----`,
+  },
+  // well-known token shapes, wherever they stand
+  {
+    re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{40,}\b|\bglpat-[A-Za-z0-9_-]{20,}\b|\bxox[abposr]-[A-Za-z0-9-]{10,}\b|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}\b|\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b|\bAIza[0-9A-Za-z_-]{35}\b|\bnpm_[A-Za-z0-9]{36}\b|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b|\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}\b/g,
+    replace: () => REDACTED,
+  },
+  // header values: Authorization / Proxy-Authorization with or without a scheme
+  {
+    re: /\b((?:proxy-)?authorization)(\s*[:=]\s*)(?:(bearer|basic|token|digest|negotiate|apikey|api-key|aws4-hmac-sha256|sharedkey)\s+)?("[^"\n]*"|'[^'\n]*'|[^\s"',;]+(?:, ?[A-Za-z]+=[^\s"',;]+)*)/gi,
+    replace: (m, name, sep, scheme, value) => {
+      const v = stripQuotes(value);
+      if (!usable(v) || (!scheme && !looksSecret(v))) return m;
+      return `${name}${sep}${scheme ? `${scheme} ` : ''}${keepQuotes(value)}`;
+    },
+  },
+  // other credential headers: Cookie, X-Api-Key, X-Auth-Token, Private-Token, ...
+  {
+    re: /\b((?:set-)?cookie|x-[a-z0-9-]*(?:key|token|secret|auth|signature)[a-z0-9-]*|private-token|api-key)(\s*:\s*)([^\n"']+?)(?=\s*(?:["'\n]|$))/gi,
+    replace: (m, name, sep, value) => (usable(value.trim()) && looksSecret(value.trim()) ? `${name}${sep}${REDACTED}` : m),
+  },
+  // a bare bearer/basic credential (in prose only when it looks like one)
+  {
+    re: /\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{6,})/gi,
+    replace: (m, scheme, sp, value) => (looksSecret(value) && value !== REDACTED ? `${scheme}${sp}${REDACTED}` : m),
+  },
+  // credentials in URLs: scheme://user:password@host
+  {
+    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*):([^\s@/'"]+)@/gi,
+    replace: (m, prefix, pw) => (usable(pw) ? `${prefix}:${REDACTED}@` : m),
+  },
+  // JSON / Python dict: "api_key": "value"
+  {
+    re: new RegExp(`(["']${SECRET_KEY}["']\\s*:\\s*)("[^"\\n]*"|'[^'\\n]*')`, 'gi'),
+    replace: (m, head, value) => (usable(stripQuotes(value)) && secretKey(head.replace(/["':\s]/g, '')) ? `${head}${keepQuotes(value)}` : m),
+  },
+  // command flags: --token=value, --password value, -p value is too ambiguous and left out
+  {
+    re: new RegExp(`(--?${SECRET_KEY})(=|\\s+)${quotedOrBare}`, 'gi'),
+    replace: (m, flag, sep, value) => {
+      const v = stripQuotes(value);
+      if (!usable(v) || v.startsWith('-') || !secretKey(flag)) return m;
+      if (sep !== '=' && !/^["']/.test(value) && !looksSecret(v)) return m;
+      return `${flag}${sep}${keepQuotes(value)}`;
+    },
+  },
+  // mysql-style -pSECRET glued to the flag
+  {
+    re: /(\bmysql(?:dump|admin)?\b[^\n]*?\s-p)([^\s"']+|"[^"\n]*"|'[^'\n]*')/g,
+    replace: (m, head, value) => (usable(stripQuotes(value)) ? `${head}${keepQuotes(value)}` : m),
+  },
+  // tool-specific password arguments: sshpass -p, openssl pass:, curl -u user:password
+  {
+    re: /(\bsshpass\s+-p\s*|\bpass:|\s(?:-u|--user)\s+[^\s:'"]+:)("[^"\n]*"|'[^'\n]*'|[^\s"']+)/g,
+    replace: (m, head, value) => (usable(stripQuotes(value)) ? `${head}${keepQuotes(value)}` : m),
+  },
+  // KEY=value (environment style, query strings, ini), also `export KEY="value"`
+  {
+    re: new RegExp(`(\\b${SECRET_KEY})=${quotedOrBare}`, 'gi'),
+    replace: (m, key, value) => (usable(stripQuotes(value)) && secretKey(key) ? `${key}=${keepQuotes(value)}` : m),
+  },
+  // key: value / key = value (YAML, ini, logs) when the value looks like a credential or is quoted
+  {
+    re: new RegExp(`(\\b${SECRET_KEY})(\\s*[:=]\\s*|\\s+is\\s+|[ \\t]+)${quotedOrBare}`, 'gi'),
+    replace: (m, key, sep, value) => {
+      const v = stripQuotes(value);
+      if (!usable(v) || !secretKey(key)) return m;
+      // `aws_secret_access_key VALUE`: only identifier-like keys take a space-separated value
+      if (/^[ \t]+$/.test(sep) && !(/[_.-]/.test(key) && looksSecret(v))) return m;
+      if (!/^["']/.test(value) && !looksSecret(v)) return m;
+      return `${key}${sep}${keepQuotes(value)}`;
+    },
+  },
+];
+
+/** Masks secrets in `text`; returns the same string when nothing matched. */
+export function redact(text: string): string {
+  if (!text) return text;
+  let out = text;
+  for (const rule of RULES) out = out.replace(rule.re, rule.replace as (m: string, ...a: string[]) => string);
+  return out;
+}
+
+const SECRET_KEY_EXACT = new RegExp(`^${SECRET_KEY}$`, 'i');
+
+/** Redacts every string inside a JSON value (tool inputs, structured errors); keys are kept. */
+export function redactDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const hidden = typeof v === 'string' && SECRET_KEY_EXACT.test(k) && secretKey(k) && usable(v);
+    Object.defineProperty(out, k, { value: hidden ? REDACTED : redactDeep(v, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { projectRoot } from '../../../core/paths.js';
+import { redact, redactDeep, REDACTED } from '../../../ingest/redact/redact.js';
+import { capBytes, LIMITS } from '../../../ingest/redact/cap.js';
+
+const dir = join(projectRoot, 'test', 'fixtures', 'redaction');
+const secrets = JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')) as Array<{ text: string; secret: string }>;
+const prose = JSON.parse(readFileSync(join(dir, 'prose.json'), 'utf8')) as string[];
+
+test('the corpus has at least 60 secret-bearing and 60 prose strings', () => {
+  assert.ok(secrets.length >= 60, `${secrets.length} secrets`);
+  assert.ok(prose.length >= 60, `${prose.length} prose`);
+});
+
+test('every secret value is removed from every secret-bearing string', () => {
+  const missed = secrets.filter((s) => redact(s.text).includes(s.secret)).map((s) => `${s.text} -> ${redact(s.text)}`);
+  assert.equal(missed, [], `survived:\n${missed.join('\n')}`);
+  for (const s of secrets) assert.ok(redact(s.text).includes(REDACTED), s.text);
+});
+
+test('no prose string is changed', () => {
+  const changed = prose.filter((p) => redact(p) !== p).map((p) => `${p} -> ${redact(p)}`);
+  assert.equal(changed, [], `changed:\n${changed.join('\n')}`);
+});
+
+test('redaction keeps the key and is idempotent', () => {
+  assert.is(redact('PASSWORD=hunter22 ./run'), `PASSWORD=${REDACTED} ./run`);
+  for (const s of secrets) assert.is(redact(redact(s.text)), redact(s.text));
+});
+
+test('redactDeep masks secret-named keys and strings inside objects', () => {
+  const out = redactDeep({ command: 'export TOKEN=abc123def', nested: { password: 'x1', input_tokens: '12' }, list: ['Bearer abcdef123456'] });
+  assert.equal(out, { command: `export TOKEN=${REDACTED}`, nested: { password: REDACTED, input_tokens: '12' }, list: [`Bearer ${REDACTED}`] });
+});
+
+test('capBytes cuts on a UTF-8 boundary and marks truncation', () => {
+  assert.equal(capBytes('abc', 3), { text: 'abc', truncated: false });
+  const euro = '€'.repeat(10); // 3 bytes each
+  const c = capBytes(euro, 8);
+  assert.is(c.text, '€€');
+  assert.ok(c.truncated);
+  const emoji = '😀'.repeat(3000);
+  const p = capBytes(emoji, LIMITS.promptBytes);
+  assert.ok(Buffer.byteLength(p.text) <= LIMITS.promptBytes);
+  assert.is(p.text, '😀'.repeat(2048));
+  assert.not.ok(p.text.includes('\ufffd'));
+});
+
+test.run();
