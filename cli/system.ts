@@ -4,6 +4,7 @@ import type { Logger } from '../core/log.js';
 import { startIngest } from '../ingest/main.js';
 import { startQuery } from '../query/main.js';
 import { startStream } from '../stream/main.js';
+import { createHttpApp, listen } from '../core/http.js';
 
 export type RoleName = 'ingest' | 'stream' | 'query';
 
@@ -24,7 +25,7 @@ export interface System {
 
 export async function startSystem(
   config: Config,
-  opts: { roles?: RoleName[]; log?: Logger; ingestPort?: number; queryPort?: number } = {},
+  opts: { roles?: RoleName[]; log?: Logger; ingestPort?: number; queryPort?: number; streamPort?: number } = {},
 ): Promise<System> {
   const wanted = opts.roles ?? ['ingest', 'stream', 'query'];
   const rt = await createRuntime(config, { log: opts.log });
@@ -37,6 +38,8 @@ export async function startSystem(
     if (wanted.includes('stream')) roles.push(await startStream(rt));
     if (wanted.includes('ingest')) roles.push(await startIngest(rt, { port: opts.ingestPort }));
     if (wanted.includes('query')) roles.push(await startQuery(rt, { port: opts.queryPort }));
+    // the stream role alone has no HTTP role to serve its health and metrics: give it a small one
+    if (wanted.length === 1 && wanted[0] === 'stream') roles.push(await startOpsServer(rt, opts.streamPort ?? config.http.streamPort));
   } catch (err) {
     for (const r of roles.reverse()) await r.close().catch(() => {});
     await rt.close();
@@ -52,13 +55,28 @@ export async function startSystem(
     mintedKey,
     stop() {
       stopped ??= (async () => {
-        const http = roles.filter((r) => r.name !== 'stream');
+        const http = roles.filter((r) => r.name !== 'stream' && r.name !== 'stream-ops');
         await Promise.all(http.map((r) => r.close().catch((err) => rt.log.error({ err, role: r.name }, 'stopping role'))));
         const stream = byName('stream');
         if (stream) await stream.close().catch((err) => rt.log.error({ err }, 'stopping stream role'));
+        const ops = byName('stream-ops');
+        if (ops) await ops.close();
         await rt.close();
       })();
       return stopped;
     },
   };
+}
+
+/** `/healthz`, `/readyz` and `/metrics` for a process that runs only the stream role. */
+async function startOpsServer(rt: Runtime, port: number): Promise<RoleHandle> {
+  const app = createHttpApp({
+    role: 'stream',
+    log: rt.log.child({ role: 'stream' }),
+    metrics: rt.metrics,
+    readiness: { clickhouse: () => rt.store.ping(), nats: () => rt.bus.ping() },
+    renderError: (err) => ({ message: err.expose ? err.message : 'internal error' }),
+  });
+  const http = await listen(app, port, rt.config.http.host);
+  return { name: 'stream-ops', url: http.url, close: () => http.close() };
 }

@@ -26,6 +26,8 @@ export interface Config {
     readonly host: string;
     readonly ingestPort: number;
     readonly queryPort: number;
+    /** Health and metrics port of the stream role when it runs without an HTTP role. */
+    readonly streamPort: number;
   };
   /** HMAC secret for minted keys; empty means generated once and kept under dataDir. */
   readonly secret: string;
@@ -77,6 +79,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'HOST', default: '127.0.0.1', description: 'Address the HTTP roles bind to (0.0.0.0 in containers)' },
   { name: 'INGEST_PORT', default: '4318', description: 'Ingest HTTP port (the OTLP/HTTP default)' },
   { name: 'QUERY_PORT', default: '8080', description: 'Query HTTP port' },
+  { name: 'STREAM_PORT', default: '9464', description: 'Health and metrics port of the stream role run alone' },
   { name: 'TRACEHOUSE_SECRET', default: '(generated under DATA_DIR)', description: 'HMAC secret that signs minted API keys', secret: true },
   { name: 'TRACEHOUSE_BOOTSTRAP_KEY', default: '', description: 'When set and no key exists: admin key of tenant `default`', secret: true },
   { name: 'LOG_LEVEL', default: 'info', description: LOG_LEVELS.join(', ') },
@@ -156,6 +159,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       host,
       ingestPort: int('INGEST_PORT', 4318, 0, 65535),
       queryPort: int('QUERY_PORT', 8080, 0, 65535),
+      streamPort: int('STREAM_PORT', 9464, 0, 65535),
     },
     secret,
     bootstrapKey,

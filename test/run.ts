@@ -50,11 +50,13 @@ function runSuite(file: string): Promise<Result> {
       const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
       const total = num('Total');
       let passed = num('Passed');
-      const skipped = num('Skipped') || 0;
+      let skipped = num('Skipped') || 0;
       let failed = Number.isNaN(total) ? 0 : total - passed - skipped;
       if (Number.isNaN(passed)) passed = 0;
+      const skippedWhole = Number.isNaN(total) && code === 0 && /\[skip\]/.test(output);
+      if (skippedWhole) skipped += 1;
       // a suite that crashed or exited non-zero without reporting a failure still counts as one
-      if ((code !== 0 || Number.isNaN(total)) && failed === 0) failed = 1;
+      else if ((code !== 0 || Number.isNaN(total)) && failed === 0) failed = 1;
       resolve({ file, passed, failed, skipped, ms: Date.now() - started, output, code });
     });
   });
