@@ -1,11 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { Piscina } from 'piscina';
 import type { Runtime, RoleHandle } from '../core/runtime.js';
+import { sleep } from '../core/retry.js';
+import { CONSUMERS, KV_BUCKETS, STREAMS } from '../schemas/subjects.js';
+import type { DecodeResult } from './batch.js';
+import { streamMetrics } from './metrics.js';
+import { createSink, type InsertFn } from './sink.js';
+import { startStoreConsumer, type Decoder } from './store-consumer.js';
+import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
+import { defaultAnalyzers, type Analyzer } from './analyze/analyzers.js';
+import { publishConversationJobs } from './analyze/publisher.js';
+import { defaultTenantJobs, startScheduler, type TenantJob } from './analyze/scheduler.js';
+
+/** Seams for tests and later issues; production passes nothing. */
+export interface StreamOptions {
+  /** Wraps the ClickHouse insert (fault injection: make inserts fail for a while). */
+  wrapInsert?: (insert: InsertFn) => InsertFn;
+  analyzers?: Analyzer[];
+  tenantJobs?: TenantJob[];
+  /** Do not start the `store` consumer (backpressure tests start it later). */
+  paused?: boolean;
+}
+
+/** Tasks queued in the pool beyond its threads; pulls stop when the queue is full. */
+const QUEUE_PER_THREAD = 64;
 
 /** Starts the stream role: consumers of INGEST and ANALYZE, the sink, scheduled jobs. */
-export async function startStream(rt: Runtime): Promise<RoleHandle> {
+export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promise<RoleHandle & { resume(): void }> {
   const log = rt.log.child({ role: 'stream' });
-  log.info('stream role started');
+  const cfg = rt.config.stream;
+  const metrics = streamMetrics(rt.metrics);
+  const threads = cfg.workerThreads;
+  const pool = new Piscina({
+    filename: new URL('./tasks/decode.js', import.meta.url).href,
+    minThreads: 1,
+    maxThreads: threads,
+    maxQueue: threads * QUEUE_PER_THREAD,
+    idleTimeout: 60_000,
+  });
+  const capacity = threads + threads * QUEUE_PER_THREAD;
+  let tasks = 0;
+  const decoder: Decoder = {
+    decode(data) {
+      tasks++;
+      return (pool.run({ data }) as Promise<DecodeResult>).finally(() => tasks--);
+    },
+    room: () => capacity - tasks,
+  };
+
+  const baseInsert: InsertFn = (table, rows, settings) => rt.store.insert(table, rows, settings);
+  const sink = createSink({
+    insert: opts.wrapInsert ? opts.wrapInsert(baseInsert) : baseInsert,
+    maxBatchRows: cfg.maxBatchRows,
+    maxBatchBytes: cfg.maxBatchBytes,
+    flushIntervalMs: cfg.flushIntervalMs,
+    retryDeadlineMs: 60_000,
+    beforeAck: async (entries) => {
+      const keys = entries.flatMap((e) => e.conversations);
+      if (keys.length) await publishConversationJobs(rt.bus.js, keys, cfg.analyzeDebounceMs);
+    },
+    metrics,
+    log,
+  });
+
+  const startStore = () =>
+    startStoreConsumer({
+      js: rt.bus.js,
+      stream: CONSUMERS.store.stream,
+      durable: CONSUMERS.store.durable,
+      decoder,
+      sink,
+      maxDeliver: cfg.maxDeliver,
+      // enough to fill a batch by rows, bounded so that one replica never hoards the backlog
+      maxInFlight: Math.max(100, Math.min(10_000, capacity * 4)),
+      metrics,
+      log,
+    });
+  let store = opts.paused ? undefined : startStore();
+
+  const analyze = startAnalyzeConsumer({
+    js: rt.bus.js,
+    stream: CONSUMERS.analyze.stream,
+    durable: CONSUMERS.analyze.durable,
+    store: rt.store,
+    analyzers: opts.analyzers ?? defaultAnalyzers,
+    maxDeliver: cfg.maxDeliver,
+    concurrency: 8,
+    metrics,
+    log,
+  });
+  const scheduler = startScheduler({
+    kv: rt.bus.kv(KV_BUCKETS.leases.name),
+    jobs: opts.tenantJobs ?? defaultTenantJobs,
+    ctx: { store: rt.store, js: rt.bus.js, log, intervalMs: cfg.jobIntervalMs, debounceMs: cfg.analyzeDebounceMs },
+    holder: `${process.pid}-${randomUUID().slice(0, 8)}`,
+    metrics,
+  });
+
+  let closed = false;
+  rt.metrics.onCollect(async () => {
+    if (closed) return;
+    metrics.poolUtilization.set(pool.utilization);
+    metrics.poolQueue.set(pool.queueSize);
+    for (const c of Object.values(CONSUMERS)) {
+      const info = await rt.bus.jsm.consumers.info(c.stream, c.durable);
+      metrics.consumerPending.set({ consumer: c.durable }, info.num_pending);
+      metrics.consumerAckPending.set({ consumer: c.durable }, info.num_ack_pending);
+    }
+    for (const s of [STREAMS.INGEST.name, STREAMS.ANALYZE.name, STREAMS.DLQ.name]) {
+      const info = await rt.bus.jsm.streams.info(s);
+      metrics.streamMessages.set({ stream: s }, info.state.messages);
+    }
+  });
+  log.info({ threads, capacity, paused: !!opts.paused }, 'stream role started');
+
   return {
     name: 'stream',
-    close: async () => {},
+    resume() {
+      store ??= startStore();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // stop pulling; every held message is decoded and reaches the sink or the DLQ
+      await store?.stop();
+      // insert what is buffered, then ack (or nak) every held message
+      await sink.close();
+      while (store && store.inFlight > 0) await sleep(10);
+      await scheduler.stop();
+      await analyze.stop();
+      await pool.destroy();
+      log.info('stream role stopped');
+    },
   };
 }

@@ -24,8 +24,23 @@ CREATE TABLE IF NOT EXISTS {{db}}.events {{on_cluster}}
     scope_name       LowCardinality(String),
     scope_version    LowCardinality(String),
     facets           String CODEC(ZSTD(3)),
+    -- normalized columns lifted from the facets (0 / '' when the event has none)
+    model            LowCardinality(String),
+    input_tokens     UInt64 CODEC(T64, ZSTD(1)),
+    output_tokens    UInt64 CODEC(T64, ZSTD(1)),
+    cache_read_tokens     UInt64 CODEC(T64, ZSTD(1)),
+    cache_creation_tokens UInt64 CODEC(T64, ZSTD(1)),
+    cost_usd         Float64 CODEC(Gorilla, ZSTD(1)),
+    tool_name        LowCardinality(String),
+    tool_call_id     String,
+    -- -1 unknown, 0 failed, 1 succeeded
+    success          Int8 DEFAULT -1,
+    duration_ms      Float64 CODEC(Gorilla, ZSTD(1)),
+    message_id       String,
     INDEX idx_conversation conversation_id TYPE bloom_filter(0.01) GRANULARITY 4,
-    INDEX idx_user user_id TYPE bloom_filter(0.01) GRANULARITY 4
+    INDEX idx_user user_id TYPE bloom_filter(0.01) GRANULARITY 4,
+    INDEX idx_trace trace_id TYPE bloom_filter(0.01) GRANULARITY 4,
+    INDEX idx_tool tool_name TYPE set(256) GRANULARITY 4
 )
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(event_time)
@@ -59,7 +74,8 @@ CREATE TABLE IF NOT EXISTS {{db}}.spans {{on_cluster}}
     resource         Map(LowCardinality(String), String) CODEC(ZSTD(3)),
     events           String CODEC(ZSTD(3)),
     event_id         String,
-    inserted_at      DateTime64(3, 'UTC') DEFAULT now64(3)
+    inserted_at      DateTime64(3, 'UTC') DEFAULT now64(3),
+    INDEX idx_conversation conversation_id TYPE bloom_filter(0.01) GRANULARITY 4
 )
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(start_time)
@@ -90,6 +106,9 @@ CREATE TABLE IF NOT EXISTS {{db}}.messages {{on_cluster}}
     agent            LowCardinality(String),
     source           LowCardinality(String),
     thread_id        String,
+    parent_message_id String,
+    format           LowCardinality(String),
+    metadata         String CODEC(ZSTD(3)),
     event_id         String,
     inserted_at      DateTime64(3, 'UTC') DEFAULT now64(3),
     INDEX idx_content content TYPE ngrambf_v1(3, 65536, 3, 0) GRANULARITY 2
@@ -120,7 +139,9 @@ CREATE TABLE IF NOT EXISTS {{db}}.tool_calls {{on_cluster}}
     decision_source  SimpleAggregateFunction(max, String),
     agent            SimpleAggregateFunction(max, String),
     environment      SimpleAggregateFunction(max, String),
-    user_id          SimpleAggregateFunction(max, String)
+    user_id          SimpleAggregateFunction(max, String),
+    message_id       SimpleAggregateFunction(max, String),
+    mcp_server       SimpleAggregateFunction(max, String)
 )
 ENGINE = AggregatingMergeTree
 PARTITION BY tuple()
@@ -144,6 +165,9 @@ CREATE TABLE IF NOT EXISTS {{db}}.conversations {{on_cluster}}
     cost_usd         Float64,
     tool_call_count  UInt32,
     tool_failure_count UInt32,
+    api_request_count  UInt32,
+    api_error_count    UInt32,
+    thread_count     UInt32,
     summary          String,
     updated_at       DateTime64(3, 'UTC') DEFAULT now64(3)
 )

@@ -1,0 +1,58 @@
+-- Exact rollup of one conversation, recomputed from the deduplicated source tables.
+-- Params: tenant String, conversation String. One row; message_count = 0 and events = 0 when unknown.
+SELECT
+    e.events AS events,
+    e.environment AS environment,
+    e.user_id AS user_id,
+    e.agent AS agent,
+    m.message_count AS message_count,
+    least(e.first_ts, if(m.message_count > 0, m.first_ts, e.first_ts)) AS first_ts,
+    greatest(e.last_ts, if(m.message_count > 0, m.last_ts, e.last_ts)) AS last_ts,
+    m.input_tokens + e.api_input_tokens AS input_tokens,
+    m.output_tokens + e.api_output_tokens AS output_tokens,
+    e.cost_usd AS cost_usd,
+    e.api_requests AS api_request_count,
+    e.api_errors AS api_error_count,
+    t.calls AS tool_call_count,
+    t.failures AS tool_failure_count,
+    m.threads AS thread_count
+FROM
+(
+    SELECT
+        count() AS events,
+        min(event_time) AS first_ts,
+        max(event_time) AS last_ts,
+        argMax(environment, event_time) AS environment,
+        argMaxIf(user_id, event_time, user_id != '') AS user_id,
+        argMin(agent, event_time) AS agent,
+        sumIf(input_tokens, type = 'api_request') AS api_input_tokens,
+        sumIf(output_tokens, type = 'api_request') AS api_output_tokens,
+        sumIf(cost_usd, type = 'api_request') AS cost_usd,
+        countIf(type = 'api_request') AS api_requests,
+        countIf(type = 'api_error') AS api_errors
+    FROM {{db}}.events FINAL
+    WHERE tenant_id = {tenant:String} AND conversation_id = {conversation:String}
+) AS e
+CROSS JOIN
+(
+    SELECT
+        count() AS message_count,
+        min(ts) AS first_ts,
+        max(ts) AS last_ts,
+        sum(input_tokens) AS input_tokens,
+        sum(output_tokens) AS output_tokens,
+        uniqExactIf(thread_id, thread_id != '') AS threads
+    FROM {{db}}.messages FINAL
+    WHERE tenant_id = {tenant:String} AND conversation_id = {conversation:String}
+) AS m
+CROSS JOIN
+(
+    SELECT count() AS calls, countIf(success = 0) AS failures
+    FROM
+    (
+        SELECT call_id, max(success) AS success
+        FROM {{db}}.tool_calls
+        WHERE tenant_id = {tenant:String} AND conversation_id = {conversation:String}
+        GROUP BY call_id
+    )
+) AS t

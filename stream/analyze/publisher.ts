@@ -1,0 +1,37 @@
+/**
+ * "Conversation changed" jobs. Published after a batch's rows are inserted and before its messages
+ * are acked (so a crash in between republishes them). Debounced by window: one job per conversation
+ * per quiet period, deduplicated by a Nats-Msg-Id naming the window, and run only once the window
+ * has closed, so every change inserted during the window is visible to the job.
+ */
+import { createHash } from 'node:crypto';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { analyzeSubject } from '../../schemas/subjects.js';
+
+export interface ConversationJob {
+  v: 1;
+  tenant_id: string;
+  conversation_id: string;
+  /** Earliest time (ms) the job may run: the end of its debounce window. */
+  due_ms: number;
+}
+
+export function jobFor(key: string, debounceMs: number, now = Date.now()): { job: ConversationJob; msgId: string } {
+  const [tenant, conversation] = key.split('\u0000') as [string, string];
+  const windowMs = Math.max(1, debounceMs);
+  const w = Math.floor(now / windowMs);
+  const h = createHash('sha1').update(tenant).update('\u0000').update(conversation).digest('hex');
+  return { job: { v: 1, tenant_id: tenant, conversation_id: conversation, due_ms: (w + 1) * windowMs }, msgId: `conv:${h}:${w}` };
+}
+
+/** Publishes the jobs of a set of `tenant\u0000conversation` keys; resolves when JetStream stored them. */
+export async function publishConversationJobs(js: JetStreamClient, keys: Iterable<string>, debounceMs: number): Promise<number> {
+  const now = Date.now();
+  const pubs: Promise<unknown>[] = [];
+  for (const key of new Set(keys)) {
+    const { job, msgId } = jobFor(key, debounceMs, now);
+    pubs.push(js.publish(analyzeSubject(job.tenant_id), JSON.stringify(job), { msgID: msgId }));
+  }
+  await Promise.all(pubs);
+  return pubs.length;
+}

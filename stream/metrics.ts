@@ -1,0 +1,55 @@
+/** Metrics of the stream role, registered once on the runtime's registry (`/metrics`). */
+import type { Counter, Gauge, Histogram, Metrics } from '../core/metrics.js';
+
+export interface StreamMetrics {
+  consumed: Counter;
+  redelivered: Counter;
+  deadLetters: Counter;
+  insertedRows: Counter;
+  insertRetries: Counter;
+  insertLatency: Histogram;
+  batchRows: Histogram;
+  batchMessages: Histogram;
+  freshness: Histogram;
+  consumerPending: Gauge;
+  consumerAckPending: Gauge;
+  streamMessages: Gauge;
+  poolUtilization: Gauge;
+  poolQueue: Gauge;
+  inFlight: Gauge;
+  analyzeJobs: Counter;
+  analyzerRuns: Counter;
+  leaseRuns: Counter;
+}
+
+const SIZE_BUCKETS = [1, 5, 10, 50, 100, 500, 1000, 5000, 10_000, 50_000];
+const FRESHNESS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+const cache = new WeakMap<Metrics, StreamMetrics>();
+
+export function streamMetrics(m: Metrics): StreamMetrics {
+  let s = cache.get(m);
+  if (s) return s;
+  s = {
+    consumed: m.counter('stream_messages_consumed_total', 'INGEST/ANALYZE messages received by the stream role, by consumer'),
+    redelivered: m.counter('stream_redeliveries_total', 'Messages received again after an earlier delivery, by consumer'),
+    deadLetters: m.counter('stream_dead_letters_total', 'Messages moved to the DLQ stream, by consumer and reason'),
+    insertedRows: m.counter('stream_inserted_rows_total', 'Rows inserted into ClickHouse, by table'),
+    insertRetries: m.counter('stream_insert_retries_total', 'Transient ClickHouse insert errors retried, by table'),
+    insertLatency: m.histogram('stream_insert_duration_seconds', 'Latency of one batch insert, by table'),
+    batchRows: m.histogram('stream_batch_rows', 'Rows per table insert', SIZE_BUCKETS),
+    batchMessages: m.histogram('stream_batch_messages', 'Messages per sink batch', SIZE_BUCKETS),
+    freshness: m.histogram('stream_freshness_seconds', 'Receive time at ingest to insert into ClickHouse', FRESHNESS_BUCKETS),
+    consumerPending: m.gauge('stream_consumer_pending_messages', 'Messages not yet delivered to the durable consumer (lag), by consumer'),
+    consumerAckPending: m.gauge('stream_consumer_ack_pending_messages', 'Delivered and not yet acknowledged, by consumer'),
+    streamMessages: m.gauge('stream_backlog_messages', 'Messages stored in the stream, by stream'),
+    poolUtilization: m.gauge('stream_pool_utilization', 'Piscina pool utilization (0..1)'),
+    poolQueue: m.gauge('stream_pool_queue_size', 'Tasks waiting in the Piscina queue'),
+    inFlight: m.gauge('stream_in_flight_messages', 'Messages fetched and not yet acked, nakked or dead-lettered'),
+    analyzeJobs: m.counter('stream_analyze_jobs_total', 'Conversation-changed jobs, by outcome'),
+    analyzerRuns: m.counter('stream_analyzer_runs_total', 'Analyzer runs, by analyzer and outcome'),
+    leaseRuns: m.counter('stream_tenant_job_runs_total', 'Scheduled tenant-wide job runs under the lease, by job and outcome'),
+  };
+  cache.set(m, s);
+  return s;
+}

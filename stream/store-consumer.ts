@@ -1,0 +1,176 @@
+/**
+ * The `store` consumer: pulls INGEST messages from the shared durable pull consumer (every
+ * replica pulls from the same one: work-queue semantics), decodes them in the Piscina pool and
+ * hands their rows to the sink, which acks after insert. Pulls only as many messages as the pool
+ * and the sink can take; with no room it waits until work completes.
+ */
+import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
+import type { Logger } from '../core/log.js';
+import { backoffDelay, sleep } from '../core/retry.js';
+import type { DecodeResult } from './batch.js';
+import { deadLetter, messageId, type DlqReason } from './dlq.js';
+import type { Sink } from './sink.js';
+import type { StreamMetrics } from './metrics.js';
+
+export interface Decoder {
+  decode(data: Uint8Array): Promise<DecodeResult>;
+  /** Tasks the pool can accept now without exceeding its bounded queue. */
+  room(): number;
+}
+
+export interface ConsumerOptions {
+  js: JetStreamClient;
+  stream: string;
+  durable: string;
+  decoder: Decoder;
+  sink: Sink;
+  /** Deliveries before a message is dead-lettered (config.stream.maxDeliver). */
+  maxDeliver: number;
+  /** Messages held at once (fetched and not yet acked). */
+  maxInFlight: number;
+  /** Largest single fetch. */
+  maxFetch?: number;
+  metrics: StreamMetrics;
+  log: Logger;
+}
+
+export interface RunningConsumer {
+  readonly inFlight: number;
+  /** Stops pulling, waits until every held message is acked, nakked or dead-lettered. */
+  stop(): Promise<void>;
+}
+
+const FETCH_EXPIRES_MS = 1000;
+
+export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
+  const { js, metrics, log } = opts;
+  const labels = { consumer: opts.durable };
+  let inFlight = 0;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const lastError = new Map<string, string>();
+
+  const finish = () => {
+    inFlight--;
+    metrics.inFlight.set(labels, inFlight);
+    wake?.();
+  };
+  const waitForRoom = () =>
+    new Promise<void>((resolve) => {
+      wake = () => {
+        wake = undefined;
+        resolve();
+      };
+      setTimeout(() => wake?.(), 200).unref();
+    });
+
+  const toDlq = async (m: JsMsg, reason: DlqReason, error: string) => {
+    try {
+      await deadLetter(js, m, opts.durable, reason, error);
+      metrics.deadLetters.inc({ consumer: opts.durable, reason });
+      log.error({ reason, error, subject: m.subject, seq: m.info.streamSequence, deliveries: m.info.deliveryCount }, 'message dead-lettered');
+      lastError.delete(messageId(m));
+    } catch (err) {
+      // the DLQ publish itself failed: leave the message to be redelivered
+      log.warn({ err }, 'dead-lettering failed: message will be redelivered');
+      m.nak(1000);
+    }
+  };
+
+  const handle = (m: JsMsg) => {
+    inFlight++;
+    metrics.inFlight.set(labels, inFlight);
+    metrics.consumed.inc(labels);
+    if (m.info.redelivered) metrics.redelivered.inc(labels);
+    const id = messageId(m);
+    if (m.info.deliveryCount > opts.maxDeliver) {
+      void toDlq(m, 'max_deliver', lastError.get(id) ?? `not processed after ${opts.maxDeliver} deliveries`).finally(finish);
+      return;
+    }
+    opts.decoder.decode(m.data).then(
+      async (res) => {
+        if (res.kind === 'poison') {
+          await toDlq(m, 'poison', res.reason);
+          finish();
+          return;
+        }
+        const out = res.output;
+        opts.sink.add({
+          id,
+          rows: out.rows,
+          rowCount: out.rowCount,
+          bytes: out.bytes,
+          receivedAtMs: out.receivedAtMs,
+          conversations: out.conversations,
+          done: async () => {
+            m.ack();
+            lastError.delete(id);
+            finish();
+          },
+          retry: (err) => {
+            lastError.set(id, String((err as Error)?.message ?? err));
+            m.nak(backoffDelay(m.info.deliveryCount, 500, 10_000));
+            finish();
+          },
+          reject: async (err) => {
+            await toDlq(m, 'rejected', String((err as Error)?.message ?? err));
+            finish();
+          },
+          working: () => m.working(),
+        });
+      },
+      (err) => {
+        // the worker itself failed (crash, pool closed): transient, try again later
+        log.warn({ err }, 'decode task failed: message will be redelivered');
+        lastError.set(id, String((err as Error)?.message ?? err));
+        m.nak(backoffDelay(m.info.deliveryCount, 500, 10_000));
+        finish();
+      },
+    );
+  };
+
+  const loop = async () => {
+    const consumer = await getConsumer(opts, () => stopping);
+    while (!stopping && consumer) {
+      const room = Math.min(opts.maxInFlight - inFlight, opts.decoder.room(), opts.maxFetch ?? 1000);
+      if (room <= 0) {
+        await waitForRoom();
+        continue;
+      }
+      try {
+        const iter = await consumer.fetch({ max_messages: room, expires: FETCH_EXPIRES_MS });
+        for await (const m of iter) handle(m);
+      } catch (err) {
+        if (stopping) break;
+        log.warn({ err: (err as Error)?.message }, 'fetch failed: retrying');
+        await sleep(250);
+      }
+    }
+  };
+  const running = loop().catch((err) => log.error({ err }, 'store consumer stopped'));
+
+  return {
+    get inFlight() {
+      return inFlight;
+    },
+    async stop() {
+      stopping = true;
+      wake?.();
+      await running;
+      // every held message reaches the sink or the DLQ; the caller flushes the sink after this
+      while (inFlight > opts.sink.pending) await sleep(10);
+    },
+  };
+}
+
+async function getConsumer(opts: ConsumerOptions, stopped: () => boolean) {
+  for (let attempt = 1; !stopped(); attempt++) {
+    try {
+      return await opts.js.consumers.get(opts.stream, opts.durable);
+    } catch (err) {
+      opts.log.warn({ err: (err as Error)?.message, attempt }, 'consumer not available yet: retrying');
+      await sleep(backoffDelay(attempt, 200, 5000));
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,20 @@
+/** Shared queries of the stream suites: exact counts as readers see them (deduplicated). */
+import type { Store } from '../../../core/clickhouse.js';
+
+export async function counts(store: Store, tenant = 'default') {
+  const q = async (sql: string) => Number((await store.query<{ n: string }>(sql, { t: tenant }))[0]?.n ?? 0);
+  return {
+    events: await q('SELECT count() AS n FROM {{db}}.events FINAL WHERE tenant_id = {t:String}'),
+    eventsRaw: await q('SELECT count() AS n FROM {{db}}.events WHERE tenant_id = {t:String}'),
+    messages: await q('SELECT count() AS n FROM {{db}}.messages FINAL WHERE tenant_id = {t:String}'),
+    toolCalls: await q('SELECT count() AS n FROM (SELECT call_id FROM {{db}}.tool_calls WHERE tenant_id = {t:String} GROUP BY conversation_id, call_id)'),
+    conversations: await q('SELECT count() AS n FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String}'),
+  };
+}
+
+export async function conversation(store: Store, id: string, tenant = 'default') {
+  const [r] = await store.query<Record<string, any>>('SELECT * FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String} AND conversation_id = {c:String}', { t: tenant, c: id });
+  return r;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
