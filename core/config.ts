@@ -3,7 +3,7 @@ import { ConfigError } from './errors.js';
 
 /** Effective configuration of one process. Read once from the environment, validated, frozen. */
 export interface Config {
-  /** Root of embedded state (chDB data, managed nats-server store, generated secret). Default `./.tracehouse`. */
+  /** Root of embedded state (chDB data, managed nats-server store). Default `./.tracehouse`. */
   readonly dataDir: string;
   readonly clickhouse: {
     /** Server URL; empty means embedded chDB under `<dataDir>/clickhouse`. */
@@ -29,7 +29,7 @@ export interface Config {
     /** Health and metrics port of the stream role when it runs without an HTTP role. */
     readonly streamPort: number;
   };
-  /** HMAC secret for minted keys; empty means generated once and kept under dataDir. */
+  /** HMAC secret for minted keys; empty means one generated once and kept in the keys KV bucket. */
   readonly secret: string;
   readonly bootstrapKey: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -67,7 +67,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Every variable the code reads, with its meaning; used by `tracehouse config --help` and docs. */
 export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; description: string; secret?: boolean }> = [
-  { name: 'DATA_DIR', default: './.tracehouse', description: 'Embedded ClickHouse data, managed NATS store, generated secret' },
+  { name: 'DATA_DIR', default: './.tracehouse', description: 'Embedded ClickHouse data and the managed NATS store' },
   { name: 'CLICKHOUSE_URL', default: '(embedded chDB)', description: 'ClickHouse server HTTP URL, e.g. http://clickhouse:8123' },
   { name: 'CLICKHOUSE_USER', default: 'default', description: 'ClickHouse user (server only)' },
   { name: 'CLICKHOUSE_PASSWORD', default: '', description: 'ClickHouse password (server only)', secret: true },
@@ -80,7 +80,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'INGEST_PORT', default: '4318', description: 'Ingest HTTP port (the OTLP/HTTP default)' },
   { name: 'QUERY_PORT', default: '8080', description: 'Query HTTP port' },
   { name: 'STREAM_PORT', default: '9464', description: 'Health and metrics port of the stream role run alone' },
-  { name: 'TRACEHOUSE_SECRET', default: '(generated under DATA_DIR)', description: 'HMAC secret that signs minted API keys', secret: true },
+  { name: 'TRACEHOUSE_SECRET', default: '(generated once, kept in NATS KV)', description: 'HMAC secret that signs minted API keys', secret: true },
   { name: 'TRACEHOUSE_BOOTSTRAP_KEY', default: '', description: 'When set and no key exists: admin key of tenant `default`', secret: true },
   { name: 'LOG_LEVEL', default: 'info', description: LOG_LEVELS.join(', ') },
   { name: 'INGEST_PUBLISH_TIMEOUT_MS', default: '5000', description: 'JetStream publish acknowledgement timeout; 503 past it' },
@@ -192,7 +192,7 @@ export function maskedConfig(config: Config): Record<string, unknown> {
     ...config,
     clickhouse: { ...config.clickhouse, password: config.clickhouse.password ? '********' : '' },
     nats: { ...config.nats, url: config.nats.url.replace(/\/\/[^@/]*@/g, '//***@') },
-    secret: config.secret ? '********' : '(generated under DATA_DIR)',
+    secret: config.secret ? '********' : '(generated once, kept in NATS KV)',
     bootstrapKey: config.bootstrapKey ? '********' : '',
   };
 }
