@@ -20,6 +20,10 @@ export interface StreamOptions {
   tenantJobs?: TenantJob[];
   /** Do not start the `store` consumer (backpressure tests start it later). */
   paused?: boolean;
+  /** Replaces the Piscina decoder (fault injection). */
+  wrapDecoder?: (decoder: Decoder) => Decoder;
+  /** Time transient insert errors are retried before the batch is redelivered. Default 60 s. */
+  retryDeadlineMs?: number;
 }
 
 /** Tasks queued in the pool beyond its threads; pulls stop when the queue is full. */
@@ -40,13 +44,14 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   });
   const capacity = threads + threads * QUEUE_PER_THREAD;
   let tasks = 0;
-  const decoder: Decoder = {
+  const poolDecoder: Decoder = {
     decode(data) {
       tasks++;
       return (pool.run({ data }) as Promise<DecodeResult>).finally(() => tasks--);
     },
     room: () => capacity - tasks,
   };
+  const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
 
   const baseInsert: InsertFn = (table, rows, settings) => rt.store.insert(table, rows, settings);
   const sink = createSink({
@@ -54,7 +59,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     maxBatchRows: cfg.maxBatchRows,
     maxBatchBytes: cfg.maxBatchBytes,
     flushIntervalMs: cfg.flushIntervalMs,
-    retryDeadlineMs: 60_000,
+    retryDeadlineMs: opts.retryDeadlineMs ?? 60_000,
     beforeAck: async (entries) => {
       const keys = entries.flatMap((e) => e.conversations);
       if (keys.length) await publishConversationJobs(rt.bus.js, keys, cfg.analyzeDebounceMs);
