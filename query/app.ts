@@ -6,6 +6,18 @@ import type { Store } from '../core/clickhouse.js';
 import type { Bus } from '../core/nats.js';
 import type { KeyStore } from '../core/keys.js';
 import { createHttpApp, type RequestState } from '../core/http.js';
+import { NotFoundError } from '../core/errors.js';
+import { ENDPOINTS } from '../schemas/api/index.js';
+import { openapiDocument, whoami } from '../schemas/api/overview.js';
+import { createCursorCodec } from './pagination.js';
+import { buildOpenApi } from './openapi.js';
+import { defineRoute } from './routes/define.js';
+import type { RouteDeps } from './routes/deps.js';
+import { mountConversations } from './routes/conversations.js';
+import { mountOverview } from './routes/overview.js';
+import { mountToolFailures } from './routes/tool-failures.js';
+import { mountSearch } from './routes/search.js';
+import { mountFeedback } from './routes/feedback.js';
 
 export interface QueryDeps {
   config: Config;
@@ -14,7 +26,14 @@ export interface QueryDeps {
   store: Store;
   bus: Bus;
   keys: KeyStore;
+  /** Signs keyset cursors; default derived from config.secret (startQuery passes the shared signing secret). */
+  cursorSecret?: string;
+  /** Unix ms (default Date.now). */
+  now?: () => number;
 }
+
+export const DATA_API_PREFIX = '/api/v1/data';
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
 
 /** The query Koa app (no listen): spec/data-api.md under /api/v1/data. */
 export function createQueryApp(deps: QueryDeps) {
@@ -23,12 +42,32 @@ export function createQueryApp(deps: QueryDeps) {
     log: deps.log,
     metrics: deps.metrics,
     readiness: { clickhouse: () => deps.store.ping(), nats: () => deps.bus.ping() },
-    renderError: (err) => ({ message: err.expose ? err.message : 'internal error', ...(err.details ? { errors: err.details } : {}) }),
+    // spec/data-api.md Errors rule 1: `message` is a string or an array of validation messages
+    renderError: (err) => ({
+      statusCode: err.status,
+      error: STATUS_TEXT[err.status] ?? 'Error',
+      message: Array.isArray(err.details) && err.details.length ? err.details : err.expose ? err.message : 'internal error',
+    }),
   });
-  const router = new Router<RequestState>({ prefix: '/api/v1/data' });
-  router.get('/whoami', async (ctx) => {
-    const p = await deps.keys.authenticate(ctx.get('x-api-key') || undefined, { scope: 'read' });
-    ctx.body = { tenant: p.tenant, role: p.role, scopes: p.scopes };
+  const routeDeps: RouteDeps = {
+    store: deps.store,
+    keys: deps.keys,
+    cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
+    now: deps.now ?? Date.now,
+  };
+  const router = new Router<RequestState>({ prefix: DATA_API_PREFIX });
+  mountConversations(router, routeDeps);
+  mountOverview(router, routeDeps);
+  mountToolFailures(router, routeDeps);
+  mountSearch(router, routeDeps);
+  mountFeedback(router, routeDeps);
+  defineRoute(router, deps.keys, whoami, async ({ principal }) => ({ tenant: principal.tenant, role: principal.role, scopes: principal.scopes }));
+  const document = buildOpenApi(ENDPOINTS, '1.0.0');
+  defineRoute(router, deps.keys, openapiDocument, async () => document);
+  // unknown paths under the prefix: JSON 404 (after the key check, so paths are not probed anonymously)
+  router.all('unmatched', '/{*rest}', async (ctx) => {
+    await deps.keys.authenticate(ctx.get('x-api-key') || undefined, { scope: 'read' });
+    throw new NotFoundError(`no endpoint ${ctx.method} ${ctx.path}`);
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

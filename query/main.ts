@@ -1,11 +1,32 @@
 import type { Runtime, RoleHandle } from '../core/runtime.js';
 import { listen } from '../core/http.js';
+import { KV_BUCKETS } from '../schemas/subjects.js';
 import { createQueryApp } from './app.js';
+
+/**
+ * The secret keyset cursors are signed with: TRACEHOUSE_SECRET, else the signing secret every
+ * replica shares through the keys bucket (so a cursor from one replica is valid on another).
+ */
+async function cursorSecret(rt: Runtime): Promise<string> {
+  if (rt.config.secret) return rt.config.secret;
+  const kv = await rt.bus.kv(KV_BUCKETS.keys.name);
+  const e = await kv.get('signing-secret');
+  if (!e) throw new Error('signing secret missing from the keys bucket');
+  return e.string();
+}
 
 /** Starts the query role on `QUERY_PORT` (0 picks a free port). */
 export async function startQuery(rt: Runtime, opts: { port?: number } = {}): Promise<RoleHandle> {
   const log = rt.log.child({ role: 'query' });
-  const app = createQueryApp({ config: rt.config, log, metrics: rt.metrics, store: rt.store, bus: rt.bus, keys: rt.keys });
+  const app = createQueryApp({
+    config: rt.config,
+    log,
+    metrics: rt.metrics,
+    store: rt.store,
+    bus: rt.bus,
+    keys: rt.keys,
+    cursorSecret: await cursorSecret(rt),
+  });
   const http = await listen(app, opts.port ?? rt.config.http.queryPort, rt.config.http.host);
   log.info({ url: http.url }, 'query listening');
   return {

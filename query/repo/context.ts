@@ -1,0 +1,58 @@
+import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { messageToolParts, type ToolCallOut, type ToolResultOut } from '../message-parts.js';
+import { isoTimestamp } from '../time.js';
+
+export interface ContextMessage {
+  index: number;
+  role: string;
+  content: string;
+  tool_calls: ToolCallOut[];
+  tool_results: ToolResultOut[];
+  timestamp: string;
+}
+
+interface RawMessage {
+  idx: number | string;
+  total: number | string;
+  role: string;
+  content: string;
+  content_blocks: string;
+  tool_calls: string;
+  tool_results: string;
+  ts: string;
+}
+
+/** Typed reads behind GET /conversations/:id/context: the window and the summary, in parallel. */
+export function createContextRepo(store: Store) {
+  return {
+    async window(tenant: string, id: string, msgIndex: number | undefined, window: number) {
+      const [rows, summary] = await Promise.all([
+        store.query<RawMessage>(namedQuery('query-context-window'), {
+          tenant,
+          id,
+          has_index: msgIndex === undefined ? 0 : 1,
+          msg_index: msgIndex ?? 0,
+          window,
+        }),
+        store.query<{ summary: string }>(namedQuery('query-conversation-summary'), { tenant, id }),
+      ]);
+      const total = rows.length ? Number(rows[0]!.total) : 0;
+      const center = total === 0 ? null : msgIndex === undefined ? Math.floor((total - 1) / 2) : Math.min(msgIndex, total - 1);
+      const messages: ContextMessage[] = rows.map((r) => ({
+        index: Number(r.idx),
+        role: r.role,
+        content: r.content,
+        ...messageToolParts(r),
+        timestamp: isoTimestamp(r.ts),
+      }));
+      return {
+        total,
+        summary: summary[0]?.summary ?? '',
+        center,
+        from: messages.length ? messages[0]!.index : null,
+        to: messages.length ? messages[messages.length - 1]!.index : null,
+        messages,
+      };
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { isoTimestamp } from '../time.js';
+
+interface KpiRow {
+  block: 'conversations' | 'tool_failures';
+  a: string | number;
+  b: string | number;
+  c: string | number;
+}
+
+/** Typed reads behind GET /overview: KPI blocks and recent activity, in parallel. */
+export function createOverviewRepo(store: Store) {
+  return {
+    async read(opts: { tenant: string; environment: string; currentMs: number; previousMs: number; recentSinceMs: number; recentLimit: number }) {
+      const [kpis, recent] = await Promise.all([
+        store.query<KpiRow>(namedQuery('query-overview-kpis'), {
+          tenant: opts.tenant,
+          environment: opts.environment,
+          current_ms: opts.currentMs,
+          previous_ms: opts.previousMs,
+        }),
+        store.query<{ conversation_id: string; summary: string; last_ts: string }>(namedQuery('query-overview-recent'), {
+          tenant: opts.tenant,
+          environment: opts.environment,
+          since_ms: opts.recentSinceMs,
+          limit: opts.recentLimit,
+        }),
+      ]);
+      const block = (name: KpiRow['block']) => kpis.find((k) => k.block === name);
+      const conv = block('conversations');
+      const tf = block('tool_failures');
+      return {
+        conversations: { current: Number(conv?.a ?? 0), previous: Number(conv?.b ?? 0) },
+        toolFailures: { total: Number(tf?.a ?? 0), conversations: Number(tf?.b ?? 0), tools: Number(tf?.c ?? 0) },
+        recent: recent.map((r) => ({ conversation_id: r.conversation_id, summary: r.summary, timestamp: isoTimestamp(r.last_ts) })),
+      };
+    },
+  };
+}

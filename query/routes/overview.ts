@@ -1,0 +1,41 @@
+import type Router from '@koa/router';
+import type { RequestState } from '../../core/http.js';
+import type { Infer } from '../../schemas/api/infer.js';
+import { overview, RECENT_ACTIVITY_DAYS, RECENT_ACTIVITY_LIMIT } from '../../schemas/api/overview.js';
+import { createOverviewRepo } from '../repo/overview.js';
+import { daysBackStartMs, oneDecimal } from '../time.js';
+import { defineRoute } from './define.js';
+import type { RouteDeps } from './deps.js';
+
+type Query = Infer<(typeof overview)['query']>;
+type Response = Infer<(typeof overview)['response']>;
+
+/** spec: change versus the previous equal window, one decimal; 0 when the previous window is empty. */
+export function trendPct(current: number, previous: number): number {
+  return previous === 0 ? 0 : oneDecimal(((current - previous) / previous) * 100);
+}
+
+export function mountOverview(router: Router<RequestState>, deps: RouteDeps): void {
+  const repo = createOverviewRepo(deps.store);
+  defineRoute<Query>(router, deps.keys, overview, async ({ principal, query: q }): Promise<Response> => {
+    const now = deps.now();
+    const r = await repo.read({
+      tenant: principal.tenant,
+      environment: q.environment,
+      currentMs: daysBackStartMs(q.days_back, now),
+      previousMs: daysBackStartMs(2 * q.days_back, now),
+      recentSinceMs: daysBackStartMs(RECENT_ACTIVITY_DAYS, now),
+      recentLimit: RECENT_ACTIVITY_LIMIT,
+    });
+    return {
+      period: { days: q.days_back },
+      conversations: { total: r.conversations.current, trend_pct: trendPct(r.conversations.current, r.conversations.previous) },
+      // emotion analysis not built yet: nothing analyzed
+      frustrations: { total_analyzed: 0, frustrated: 0, at_risk: 0, rate_pct: 0 },
+      tool_failures: r.toolFailures,
+      // no taxonomy yet
+      top_clusters: [],
+      recent_activity: r.recent,
+    };
+  });
+}

@@ -1,0 +1,71 @@
+import type Router from '@koa/router';
+import type { RequestState } from '../../core/http.js';
+import type { Infer } from '../../schemas/api/infer.js';
+import { toolFailureDetail, toolFailureOverview } from '../../schemas/api/tool-failures.js';
+import { createToolFailuresRepo, type StatsRow } from '../repo/tool-failures.js';
+import { daysBackStartMs, oneDecimal, utcDays } from '../time.js';
+import { defineRoute } from './define.js';
+import type { RouteDeps } from './deps.js';
+
+type OverviewQuery = Infer<(typeof toolFailureOverview)['query']>;
+type OverviewResponse = Infer<(typeof toolFailureOverview)['response']>;
+type DetailQuery = Infer<(typeof toolFailureDetail)['query']>;
+type DetailResponse = Infer<(typeof toolFailureDetail)['response']>;
+
+export const ratePct = (failures: number, calls: number) => (calls === 0 ? 0 : oneDecimal((failures / calls) * 100));
+
+/** Pure: the grouping-set rows as the response blocks; days without calls are zero-filled. */
+export function shapeStats(rows: StatsRow[], fromMs: number, toMs: number) {
+  const total = rows.find((r) => r.dim === 'total');
+  const byDay = new Map(rows.filter((r) => r.dim === 'day').map((r) => [r.day, r]));
+  return {
+    totals: {
+      calls: total?.calls ?? 0,
+      failures: total?.failures ?? 0,
+      failure_rate_pct: ratePct(total?.failures ?? 0, total?.calls ?? 0),
+      conversations: total?.conversations ?? 0,
+      tools: total?.tools ?? 0,
+    },
+    tools: rows
+      .filter((r) => r.dim === 'tool')
+      .sort((a, b) => b.failures - a.failures || b.calls - a.calls || a.tool.localeCompare(b.tool))
+      .map((r) => ({
+        tool_name: r.tool,
+        calls: r.calls,
+        failures: r.failures,
+        failure_rate_pct: ratePct(r.failures, r.calls),
+        conversations: r.conversations,
+        last_failure_at: r.last_failure_at,
+        example_errors: r.example_errors.slice(0, 3),
+      })),
+    by_effect_class: rows
+      .filter((r) => r.dim === 'effect')
+      .sort((a, b) => b.failures - a.failures || b.calls - a.calls || a.effect.localeCompare(b.effect))
+      .map((r) => ({ effect_class: r.effect, calls: r.calls, failures: r.failures, failure_rate_pct: ratePct(r.failures, r.calls) })),
+    timeline: utcDays(fromMs, toMs).map((date) => ({ date, calls: byDay.get(date)?.calls ?? 0, failures: byDay.get(date)?.failures ?? 0 })),
+  };
+}
+
+export function mountToolFailures(router: Router<RequestState>, deps: RouteDeps): void {
+  const repo = createToolFailuresRepo(deps.store);
+
+  defineRoute<OverviewQuery>(router, deps.keys, toolFailureOverview, async ({ principal, query: q }): Promise<OverviewResponse> => {
+    const now = deps.now();
+    const sinceMs = daysBackStartMs(q.days_back, now);
+    const rows = await repo.stats({ tenant: principal.tenant, environment: q.environment, sinceMs, tool: '' });
+    const s = shapeStats(rows, sinceMs, now);
+    return { period: { days: q.days_back }, totals: s.totals, tools: s.tools.slice(0, q.limit), by_effect_class: s.by_effect_class, timeline: s.timeline };
+  });
+
+  defineRoute<DetailQuery>(router, deps.keys, toolFailureDetail, async ({ principal, query: q, params }): Promise<DetailResponse> => {
+    const now = deps.now();
+    const sinceMs = daysBackStartMs(q.days_back, now);
+    const tool = params.tool ?? '';
+    const base = { tenant: principal.tenant, environment: q.environment, sinceMs, tool };
+    // an empty name would mean "all tools" to the query; no tool has an empty name worth listing
+    const [rows, errors] = tool ? await Promise.all([repo.stats(base), repo.errors({ ...base, limit: q.limit })]) : [[], []];
+    const s = shapeStats(rows, sinceMs, now);
+    const { tools: _tools, ...totals } = s.totals;
+    return { tool_name: tool, period: { days: q.days_back }, totals, by_effect_class: s.by_effect_class, timeline: s.timeline, errors };
+  });
+}

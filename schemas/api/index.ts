@@ -1,0 +1,27 @@
+/** Every implemented data-API endpoint, in the order of the OpenAPI document. */
+import type { EndpointSpec } from './common.js';
+import { conversationContext, listConversations } from './conversations.js';
+import { submitFeedback } from './feedback.js';
+import { openapiDocument, overview, whoami } from './overview.js';
+import { searchMessages } from './search.js';
+import { toolFailureDetail, toolFailureOverview } from './tool-failures.js';
+
+export const ENDPOINTS: readonly EndpointSpec[] = [
+  listConversations,
+  conversationContext,
+  overview,
+  toolFailureOverview,
+  toolFailureDetail,
+  searchMessages,
+  submitFeedback,
+  whoami,
+  openapiDocument,
+];
+
+export * from './common.js';
+export * from './conversations.js';
+export * from './feedback.js';
+export * from './overview.js';
+export * from './search.js';
+export * from './tool-failures.js';
+export type { Infer } from './infer.js';

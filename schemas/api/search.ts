@@ -1,0 +1,55 @@
+import { defineEndpoint, environmentParam, limitPagination, timeRangeParam, timestamp, X_CLAMP } from './common.js';
+
+export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+
+export const searchMessages = defineEndpoint({
+  operationId: 'searchMessages',
+  method: 'get',
+  path: '/search',
+  tag: 'search',
+  summary: 'Search over message anchors',
+  description:
+    'Keyword search over message bodies: `q` is split into lower-cased alphanumeric terms and a message matches when it contains every term as a whole word (ClickHouse text index, `hasAllTokens`). `semantic` and `hybrid` need embeddings, which are not built yet: such requests are served in keyword mode and `search_mode` says so. Hits are ordered by score, then newest first. `message_index` feeds the context endpoint.',
+  status: 200,
+  query: {
+    type: 'object',
+    required: ['q'],
+    properties: {
+      q: { type: 'string', minLength: 1, maxLength: 200, description: 'Search text, 1–200 characters.' },
+      mode: { type: 'string', enum: SEARCH_MODES, default: 'hybrid', description: 'Requested mode; the mode actually used is `search_mode`.' },
+      limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, [X_CLAMP]: 'non_negative', description: '1–50, default 20; clamped.' },
+      conversation_id: { type: 'string', maxLength: 500, description: 'Restrict to one conversation.' },
+      user_id: { type: 'string', maxLength: 500, description: 'Restrict to one end user.' },
+      time_range: { ...timeRangeParam, description: 'Filters on the message time.' },
+      environment: environmentParam,
+    },
+  },
+  response: {
+    type: 'object',
+    required: ['query', 'requested_mode', 'search_mode', 'hits', 'pagination'],
+    additionalProperties: false,
+    properties: {
+      query: { type: 'string' },
+      requested_mode: { type: 'string', enum: SEARCH_MODES },
+      search_mode: { type: 'string', enum: SEARCH_MODES },
+      hits: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['conversation_id', 'message_index', 'message_id', 'role', 'snippet', 'score', 'timestamp'],
+          additionalProperties: false,
+          properties: {
+            conversation_id: { type: 'string' },
+            message_index: { type: 'integer' },
+            message_id: { type: 'string' },
+            role: { type: 'string' },
+            snippet: { type: 'string', description: 'Up to about 200 characters around the first matched term; `…` marks cut text.' },
+            score: { type: 'number', description: 'Keyword mode: occurrences of the query terms among the message words.' },
+            timestamp,
+          },
+        },
+      },
+      pagination: limitPagination,
+    },
+  },
+} as const);

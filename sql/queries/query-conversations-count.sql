@@ -1,0 +1,16 @@
+-- GET /conversations: exact total for the same filters as query-conversations-list.
+SELECT count() AS total
+FROM {{db}}.conversations FINAL
+WHERE tenant_id = {tenant:String}
+  AND ({environment:String} = 'all' OR environment = {environment:String})
+  AND ({user_id:String} = '' OR user_id = {user_id:String})
+  AND last_ts >= fromUnixTimestamp64Milli({since_ms:Int64}, 'UTC')
+  AND (
+    {search:String} = ''
+    OR hasAllTokens(lowerUTF8(summary), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
+    OR conversation_id IN (
+        SELECT conversation_id FROM {{db}}.messages
+        WHERE tenant_id = {tenant:String}
+          AND hasAllTokens(lowerUTF8(content), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
+    )
+  )

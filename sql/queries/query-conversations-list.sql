@@ -1,0 +1,25 @@
+-- GET /conversations: one page, newest last activity first. Keyword search: every term of
+-- {search} as a whole word (lower-cased, splitByNonAlpha) in the summary or in one message body.
+SELECT
+    conversation_id,
+    summary,
+    message_count,
+    first_ts,
+    last_ts,
+    environment
+FROM {{db}}.conversations FINAL
+WHERE tenant_id = {tenant:String}
+  AND ({environment:String} = 'all' OR environment = {environment:String})
+  AND ({user_id:String} = '' OR user_id = {user_id:String})
+  AND last_ts >= fromUnixTimestamp64Milli({since_ms:Int64}, 'UTC')
+  AND (
+    {search:String} = ''
+    OR hasAllTokens(lowerUTF8(summary), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
+    OR conversation_id IN (
+        SELECT conversation_id FROM {{db}}.messages
+        WHERE tenant_id = {tenant:String}
+          AND hasAllTokens(lowerUTF8(content), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
+    )
+  )
+ORDER BY last_ts DESC, conversation_id DESC
+LIMIT {limit:UInt32} OFFSET {offset:UInt32}

@@ -1,0 +1,309 @@
+/**
+ * Every implemented data-API endpoint checked against numbers computed from the seeded dataset
+ * model (fixtures/expect.ts), plus tenant isolation across every endpoint.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestSystem, type TestSystem } from '../../helpers/system.js';
+import { http } from '../../helpers/http.js';
+import { buildDataset, rows, type SeedConversation } from './fixtures/dataset.js';
+import { expectedCalls, expectedList, expectedSearch, rate } from './fixtures/expect.js';
+
+const DAY = 86_400_000;
+let ts: TestSystem;
+let data: SeedConversation[];
+let otherKey: string;
+let nowMs: number;
+const MAIN = 'default';
+const OTHER = 'acme';
+
+const get = (path: string, key = ts.adminKey) => http(`${ts.queryUrl}/api/v1/data${path}`, { headers: { 'x-api-key': key } });
+
+test.before(async () => {
+  ts = await startTestSystem({ roles: ['query'] });
+  nowMs = Date.now();
+  data = buildDataset(nowMs, { main: MAIN, other: OTHER });
+  const r = rows(data);
+  const store = ts.system.rt.store;
+  await store.insert('messages', r.messages);
+  await store.insert('tool_calls', r.tool_calls);
+  await store.insert('conversations', r.conversations);
+  otherKey = (await ts.system.rt.keys.create({ tenant: OTHER, role: 'member', scopes: ['read'] })).key;
+});
+test.after(async () => {
+  await ts?.stop({ withNats: true });
+});
+
+test('GET /conversations: default page is the 20 newest by last activity with an exact total', async () => {
+  const exp = expectedList(data, MAIN);
+  const r = await get('/conversations');
+  assert.is(r.status, 200);
+  assert.is(r.body.search_mode, 'keyword');
+  assert.equal(r.body.pagination, { limit: 20, offset: 0, total: exp.length, has_more: true });
+  assert.equal(
+    r.body.conversations.map((c: any) => ({ conversation_id: c.conversation_id, message_count: c.message_count, first_timestamp: c.first_timestamp, last_timestamp: c.last_timestamp, environment: c.environment })),
+    exp.slice(0, 20),
+  );
+  for (const c of r.body.conversations) {
+    assert.is(c.summary, '');
+    assert.is(c.cluster_id, null);
+    assert.is(c.cluster_name, null);
+  }
+});
+
+test('GET /conversations: offset pages walk the whole list without gaps', async () => {
+  const exp = expectedList(data, MAIN).map((c) => c.conversation_id);
+  const seen: string[] = [];
+  let offset = 0;
+  for (;;) {
+    const r = await get(`/conversations?limit=7&offset=${offset}`);
+    seen.push(...r.body.conversations.map((c: any) => c.conversation_id));
+    if (!r.body.pagination.has_more) break;
+    offset += 7;
+  }
+  assert.equal(seen, exp);
+});
+
+test('GET /conversations: environment, user_id, time_range and search filters', async () => {
+  const cases: [string, Parameters<typeof expectedList>[2]][] = [
+    ['environment=staging', { environment: 'staging' }],
+    ['environment=development', { environment: 'development' }],
+    ['user_id=user-1', { userId: 'user-1' }],
+    ['time_range=24h', { sinceMs: nowMs - DAY }],
+    ['time_range=7d&environment=production', { sinceMs: nowMs - 7 * DAY, environment: 'production' }],
+    ['search=refund', { search: 'refund' }],
+    ['search=REFUND%20broken', { search: 'refund broken' }],
+    ['search=widgets&limit=100', { search: 'widgets' }],
+    ['search=nothingmatches', { search: 'nothingmatches' }],
+  ];
+  for (const [qs, f] of cases) {
+    const exp = expectedList(data, MAIN, f).map((c) => c.conversation_id);
+    const r = await get(`/conversations?${qs}`);
+    assert.is(r.status, 200, qs);
+    assert.equal(r.body.conversations.map((c: any) => c.conversation_id), exp.slice(0, r.body.pagination.limit), qs);
+    assert.is(r.body.pagination.total, exp.length, qs);
+  }
+});
+
+test('GET /conversations: cluster_id, world_state and outcome filters match nothing until their analyses exist', async () => {
+  for (const qs of ['cluster_id=n1', 'world_state=refund', 'outcome=positive', 'outcome=negative']) {
+    const r = await get(`/conversations?${qs}`);
+    assert.is(r.status, 200);
+    assert.equal(r.body.conversations, []);
+    assert.is(r.body.pagination.total, 0);
+  }
+  const any = await get('/conversations?outcome=any');
+  assert.is(any.body.pagination.total, expectedList(data, MAIN).length);
+});
+
+test('GET /conversations/:id/context: default centre is the middle, window 2, tool parts truncated', async () => {
+  const r = await get('/conversations/conv-refund/context');
+  assert.is(r.status, 200);
+  const conv = data.find((c) => c.tenant === MAIN && c.id === 'conv-refund')!;
+  const n = conv.messages.length;
+  const centre = Math.floor((n - 1) / 2);
+  assert.is(r.body.total_messages, n);
+  assert.is(r.body.summary, '');
+  assert.is(r.body.context.center_index, centre);
+  assert.is(r.body.context.from_index, centre - 2);
+  assert.is(r.body.context.to_index, centre + 2);
+  assert.equal(r.body.context.messages.map((m: any) => m.index), [1, 2, 3, 4, 5]);
+  const m1 = r.body.context.messages[0];
+  assert.is(m1.role, 'assistant');
+  assert.is(m1.content, conv.messages[1]!.text);
+  assert.is(m1.timestamp, new Date(conv.messages[1]!.atMs).toISOString());
+  assert.is(m1.tool_calls[0].id, 'call-r1');
+  assert.is(m1.tool_calls[0].name, 'get_order_details');
+  assert.is(Array.from(m1.tool_calls[0].input as string).length, 1000);
+  assert.ok((m1.tool_calls[0].input as string).endsWith('…'));
+  const m2 = r.body.context.messages[1];
+  assert.equal(m2.tool_results, [{ tool_use_id: 'call-r1', content: 'order not found in region eu-west', is_error: true }]);
+});
+
+test('GET /conversations/:id/context: msg_index past the end is clamped to the last message', async () => {
+  const r = await get('/conversations/conv-refund/context?msg_index=100&window=9');
+  assert.is(r.body.context.center_index, 6);
+  assert.is(r.body.context.from_index, 1);
+  assert.is(r.body.context.to_index, 6);
+  const first = await get('/conversations/conv-refund/context?msg_index=0&window=1');
+  assert.equal(first.body.context.messages.map((m: any) => m.index), [0, 1]);
+});
+
+test('GET /conversations/:id/context: unknown conversation is 200 with nothing', async () => {
+  const r = await get('/conversations/nope/context');
+  assert.is(r.status, 200);
+  assert.equal(r.body, { conversation_id: 'nope', total_messages: 0, summary: '', context: { center_index: null, from_index: null, to_index: null, messages: [] } });
+});
+
+function overviewExpect(tenant: string, days: number) {
+  const last = (c: SeedConversation) => Math.max(...c.messages.map((m) => m.atMs));
+  const mine = data.filter((c) => c.tenant === tenant);
+  const cur = mine.filter((c) => last(c) >= nowMs - days * DAY).length;
+  const prev = mine.filter((c) => last(c) >= nowMs - 2 * days * DAY && last(c) < nowMs - days * DAY).length;
+  const failures = expectedCalls(data, tenant).filter((c) => c.failed && c.startMs >= nowMs - days * DAY);
+  const recent = expectedList(data, tenant, { sinceMs: nowMs - 7 * DAY }).slice(0, 10);
+  return {
+    conversations: { total: cur, trend_pct: prev === 0 ? 0 : Math.round(((cur - prev) / prev) * 1000) / 10 },
+    tool_failures: { total: failures.length, conversations: new Set(failures.map((f) => f.conversation)).size, tools: new Set(failures.map((f) => f.use.name)).size },
+    recent: recent.map((c) => ({ conversation_id: c.conversation_id, summary: '', timestamp: c.last_timestamp })),
+  };
+}
+
+test('GET /overview: KPIs for days_back 7 (default), 3 and 30', async () => {
+  for (const days of [7, 3, 30]) {
+    const r = await get(days === 7 ? '/overview' : `/overview?days_back=${days}`);
+    assert.is(r.status, 200);
+    const exp = overviewExpect(MAIN, days);
+    assert.equal(r.body.period, { days });
+    assert.equal(r.body.conversations, exp.conversations, `days ${days}`);
+    assert.equal(r.body.tool_failures, exp.tool_failures, `days ${days}`);
+    assert.equal(r.body.recent_activity, exp.recent);
+    assert.equal(r.body.frustrations, { total_analyzed: 0, frustrated: 0, at_risk: 0, rate_pct: 0 });
+    assert.equal(r.body.top_clusters, []);
+  }
+});
+
+test('GET /tool-failures: counts and rates by tool, effect class and day', async () => {
+  for (const days of [7, 30]) {
+    const calls = expectedCalls(data, MAIN).filter((c) => c.startMs >= nowMs - days * DAY);
+    const r = await get(`/tool-failures?days_back=${days}`);
+    assert.is(r.status, 200);
+    const failed = calls.filter((c) => c.failed);
+    assert.equal(r.body.totals, {
+      calls: calls.length,
+      failures: failed.length,
+      failure_rate_pct: rate(failed.length, calls.length),
+      conversations: new Set(failed.map((c) => c.conversation)).size,
+      tools: new Set(failed.map((c) => c.use.name)).size,
+    });
+    const names = [...new Set(calls.map((c) => c.use.name))];
+    for (const name of names) {
+      const mine = calls.filter((c) => c.use.name === name);
+      const f = mine.filter((c) => c.failed);
+      const row = r.body.tools.find((t: any) => t.tool_name === name);
+      assert.ok(row, name);
+      assert.is(row.calls, mine.length);
+      assert.is(row.failures, f.length);
+      assert.is(row.failure_rate_pct, rate(f.length, mine.length));
+      assert.is(row.conversations, new Set(f.map((c) => c.conversation)).size);
+      assert.ok(row.example_errors.every((e: string) => f.some((c) => c.error === e)));
+      if (f.length) assert.is(row.last_failure_at, new Date(Math.max(...f.map((c) => c.startMs))).toISOString());
+      else assert.is(row.last_failure_at, null);
+    }
+    assert.is(r.body.tools.length, names.length);
+    for (const eff of new Set(calls.map((c) => c.use.effect))) {
+      const mine = calls.filter((c) => c.use.effect === eff);
+      const row = r.body.by_effect_class.find((e: any) => e.effect_class === eff);
+      assert.equal(row, { effect_class: eff, calls: mine.length, failures: mine.filter((c) => c.failed).length, failure_rate_pct: rate(mine.filter((c) => c.failed).length, mine.length) });
+    }
+    const sum = (k: 'calls' | 'failures') => r.body.timeline.reduce((a: number, d: any) => a + d[k], 0);
+    assert.is(sum('calls'), calls.length);
+    assert.is(sum('failures'), failed.length);
+    assert.is(r.body.timeline.length, days + 1);
+    for (const c of calls) {
+      const day = r.body.timeline.find((d: any) => d.date === new Date(c.startMs).toISOString().slice(0, 10));
+      assert.ok(day && day.calls >= 1);
+    }
+  }
+});
+
+test('GET /tool-failures/:tool: one tool with its error texts and examples; unknown tool is empty', async () => {
+  const calls = expectedCalls(data, MAIN).filter((c) => c.startMs >= nowMs - 7 * DAY && c.use.name === 'get_order_details');
+  const failed = calls.filter((c) => c.failed);
+  const r = await get('/tool-failures/get_order_details');
+  assert.is(r.status, 200);
+  assert.is(r.body.tool_name, 'get_order_details');
+  assert.equal(r.body.totals, { calls: calls.length, failures: failed.length, failure_rate_pct: rate(failed.length, calls.length), conversations: new Set(failed.map((c) => c.conversation)).size });
+  assert.is(r.body.errors.length, new Set(failed.map((c) => c.error)).size);
+  const e = r.body.errors[0];
+  assert.is(e.error, failed[0]!.error);
+  assert.is(e.count, 1);
+  assert.equal(e.examples, [{ conversation_id: failed[0]!.conversation, call_id: failed[0]!.use.id, timestamp: new Date(failed[0]!.startMs).toISOString() }]);
+  const none = await get('/tool-failures/no_such_tool');
+  assert.is(none.status, 200);
+  assert.equal(none.body.totals, { calls: 0, failures: 0, failure_rate_pct: 0, conversations: 0 });
+  assert.equal(none.body.errors, []);
+  assert.equal(none.body.by_effect_class, []);
+});
+
+test('GET /search: keyword hits with message index, snippet and score; limit-only pagination', async () => {
+  const exp = expectedSearch(data, MAIN, 'refund');
+  const r = await get('/search?q=refund&limit=50');
+  assert.is(r.status, 200);
+  assert.is(r.body.search_mode, 'keyword');
+  assert.is(r.body.requested_mode, 'hybrid');
+  assert.equal(
+    r.body.hits.map((h: any) => [h.conversation_id, h.message_id, h.message_index, h.score]),
+    exp.map((h) => [h.conversation_id, h.message_id, h.message_index, h.score]),
+  );
+  assert.equal(r.body.pagination, { limit: 50, returned: exp.length, has_more: false });
+  for (const h of r.body.hits) assert.match(h.snippet, /refund/i);
+  const two = await get('/search?q=refund&limit=2&mode=semantic');
+  assert.equal(two.body.pagination, { limit: 2, returned: 2, has_more: true });
+  assert.is(two.body.search_mode, 'keyword');
+  assert.is(two.body.requested_mode, 'semantic');
+  const scoped = await get('/search?q=refund&conversation_id=conv-ancient');
+  assert.equal(scoped.body.hits.map((h: any) => h.message_id), ['a0']);
+  const recent = await get('/search?q=refund&time_range=7d');
+  assert.ok(!recent.body.hits.some((h: any) => h.conversation_id === 'conv-ancient'));
+});
+
+test('POST /feedback stores the record before answering 202', async () => {
+  const r = await http(`${ts.queryUrl}/api/v1/data/feedback`, {
+    headers: { 'x-api-key': ts.adminKey },
+    body: { category: 'noisy_data', note: 'duplicate rows', source: 'cli', refs: { conversation_id: 'conv-refund' } },
+  });
+  assert.is(r.status, 202);
+  assert.match(r.body.feedback_id, /^[0-9a-f-]{36}$/);
+  assert.ok(!Number.isNaN(Date.parse(r.body.submitted_at)));
+  const stored = await ts.system.rt.store.query<any>(`SELECT toString(feedback_id) AS id, category, severity, note, source, refs, tenant_id FROM {{db}}.feedback WHERE feedback_id = {id:UUID}`, { id: r.body.feedback_id });
+  assert.equal(stored, [{ id: r.body.feedback_id, category: 'noisy_data', severity: 'low', note: 'duplicate rows', source: 'cli', refs: '{"conversation_id":"conv-refund"}', tenant_id: MAIN }]);
+  const again = await http(`${ts.queryUrl}/api/v1/data/feedback`, { headers: { 'x-api-key': ts.adminKey }, body: { category: 'noisy_data', note: 'duplicate rows', source: 'cli', refs: { conversation_id: 'conv-refund' } } });
+  assert.is(again.status, 202);
+  assert.is.not(again.body.feedback_id, r.body.feedback_id);
+});
+
+test('tenant isolation: no endpoint ever returns another tenant\'s rows', async () => {
+  const mainOnly = ['conv-bulk', 'conv-shipping', 'conv-old', 'broken', 'eu-west', 'smtp', 'create_label', 'send_email', 'user-2'];
+  const otherOnly = ['conv-other-only', 'secret', 'other tenant'];
+  const paths = [
+    '/conversations?limit=100',
+    '/conversations?search=refund',
+    '/conversations?search=widgets&limit=100',
+    '/conversations/conv-refund/context?window=5',
+    '/conversations/conv-other-only/context',
+    '/conversations/conv-shipping/context',
+    '/overview?days_back=90',
+    '/tool-failures?days_back=90',
+    '/tool-failures/get_order_details?days_back=90',
+    '/tool-failures/create_label?days_back=90',
+    '/search?q=refund&limit=50',
+    '/search?q=widgets&limit=50',
+  ];
+  for (const p of paths) {
+    const asOther = await get(p, otherKey);
+    const asMain = await get(p);
+    assert.is(asOther.status, 200, p);
+    // an id echoed from the request path is not a leak
+    for (const s of mainOnly) if (!p.includes(s)) assert.not.ok(asOther.text.includes(s), `${p} leaks "${s}" to the other tenant`);
+    for (const s of otherOnly) if (!p.includes(s)) assert.not.ok(asMain.text.includes(s), `${p} leaks "${s}" to the main tenant`);
+    if (p.includes('/context')) {
+      const owner = data.filter((c) => p.includes(`/conversations/${c.id}/`));
+      assert.is(asMain.body.total_messages, owner.find((c) => c.tenant === MAIN)?.messages.length ?? 0, p);
+      assert.is(asOther.body.total_messages, owner.find((c) => c.tenant === OTHER)?.messages.length ?? 0, p);
+    }
+  }
+  const list = await get('/conversations?limit=100', otherKey);
+  assert.equal(list.body.conversations.map((c: any) => c.conversation_id), expectedList(data, OTHER).map((c) => c.conversation_id));
+  const ov = await get('/overview', otherKey);
+  const exp = overviewExpect(OTHER, 7);
+  assert.equal(ov.body.conversations, exp.conversations);
+  assert.equal(ov.body.tool_failures, exp.tool_failures);
+  const ctx = await get('/conversations/conv-refund/context?window=5', otherKey);
+  assert.equal(ctx.body.context.messages.map((m: any) => m.content), ['Other tenant refund secret widgets.', 'Other tenant tool.', '']);
+  const fb = await http(`${ts.queryUrl}/api/v1/data/feedback`, { headers: { 'x-api-key': otherKey }, body: { category: 'other' } });
+  const stored = await ts.system.rt.store.query<any>(`SELECT tenant_id FROM {{db}}.feedback WHERE feedback_id = {id:UUID}`, { id: fb.body.feedback_id });
+  assert.equal(stored, [{ tenant_id: OTHER }]);
+});
+
+test.run();
