@@ -6,6 +6,11 @@ import type { Store } from '../core/clickhouse.js';
 import type { Bus } from '../core/nats.js';
 import type { KeyStore } from '../core/keys.js';
 import { createHttpApp, type RequestState } from '../core/http.js';
+import { createPublisher, type Publisher } from './publish.js';
+import { createCounters, type RouteDeps } from './routes/common.js';
+import { otlpHandler } from './routes/otlp.js';
+import { hooksHandler } from './routes/hooks.js';
+import { directHandler } from './routes/direct.js';
 
 export interface IngestDeps {
   config: Config;
@@ -14,6 +19,8 @@ export interface IngestDeps {
   store: Store;
   bus: Bus;
   keys: KeyStore;
+  /** Defaults to a JetStream publisher built from `bus` and `config.ingest`. */
+  publisher?: Publisher;
 }
 
 /** The ingest Koa app (no listen): spec/ingestion.md routes on top of the shared HTTP base. */
@@ -28,7 +35,18 @@ export function createIngestApp(deps: IngestDeps) {
         ? { success: false, count: 0, message: err.message, requestId: ctx.state.requestId }
         : { error: err.expose ? err.message : 'internal error' },
   });
+  const rd: RouteDeps = {
+    ...deps,
+    publisher: deps.publisher ?? createPublisher(deps.bus, deps.metrics, deps.config.ingest),
+    counters: createCounters(deps),
+  };
   const router = new Router<RequestState>();
+  for (const signal of ['logs', 'traces', 'metrics'] as const) {
+    router.post(`/v1/otel/:agent/${signal}`, otlpHandler(rd, signal, { agentRoute: true }));
+    router.post(`/v1/${signal}`, otlpHandler(rd, signal, { agentRoute: false }));
+  }
+  router.post('/v1/otel/:agent/hooks', hooksHandler(rd));
+  router.post('/v1/ingest', directHandler(rd));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

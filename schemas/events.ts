@@ -74,6 +74,8 @@ export interface ApiFacet {
   status_code?: number;
   /** api_error text: redacted, capped to 2,048 bytes. */
   error?: string;
+  /** True when `error` was cut at the 2,048-byte cap. */
+  error_truncated?: boolean;
 }
 
 export interface PromptFacet {

@@ -1,0 +1,97 @@
+import type { Attributes } from '../../schemas/events.js';
+
+/**
+ * Attribute values are coerced by key, never by wire type: agents send numbers as stringValue,
+ * intValue (number or decimal string) or doubleValue, and booleans as "true"/"false" or boolValue.
+ * A value that does not parse is kept as received rather than dropped.
+ */
+const NUMBER_KEYS = new Set([
+  'prompt_length', 'response_length', 'duration_ms', 'status_code', 'attempt', 'event.sequence', 'cost_usd', 'cost_usd_micros',
+  'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens', 'ttft_ms', 'tool_input_size_bytes',
+  'tool_result_size_bytes', 'total_tokens', 'total_tool_uses', 'pre_tokens', 'post_tokens', 'total_attempts',
+  'total_retry_duration_ms', 'body_length', 'server_fallback_hop', 'num_hooks', 'num_success', 'num_blocking',
+  'num_non_blocking_error', 'num_cancelled', 'total_duration_ms', 'input_token_count', 'output_token_count',
+  'cached_token_count', 'reasoning_token_count', 'tool_token_count', 'http.response.status_code', 'context_window',
+  'auto_compact_token_limit', 'reasoning_tokens', 'timeout',
+  'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens', 'gen_ai.usage.cache_read.input_tokens',
+  'gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.prompt_tokens',
+  'gen_ai.usage.completion_tokens',
+]);
+
+const BOOLEAN_KEYS = new Set([
+  'success', 'is_plugin', 'safe_mode', 'skill.activated', 'is_error', 'is_built_in', 'is_async', 'model_swapped',
+  'body_truncated', 'has_category', 'has_explanation', 'auth.header_attached', 'auth.connection_reused', 'is_interrupt',
+  'stop_hook_active', 'mcp', 'interrupted',
+]);
+
+/** Keys that are identifiers: an intValue there is still text. */
+const STRING_KEYS = new Set([
+  'session.id', 'conversation.id', 'user.id', 'user.account_uuid', 'user.account_id', 'user.email', 'organization.id',
+  'prompt.id', 'request_id', 'client_request_id', 'tool_use_id', 'call_id', 'message.uuid', 'app.version', 'model',
+]);
+
+export function toNumber(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'string' && v.trim() !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v.trim())) return Number(v.trim());
+  return undefined;
+}
+
+export function toBoolean(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v === 1 ? true : v === 0 ? false : undefined;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (s === 'true' || s === '1' || s === 'yes') return true;
+    if (s === 'false' || s === '0' || s === 'no') return false;
+  }
+  return undefined;
+}
+
+export function toText(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+/** Coerces one attribute by its key. */
+export function coerceValue(key: string, v: unknown): unknown {
+  if (NUMBER_KEYS.has(key)) return toNumber(v) ?? v;
+  if (BOOLEAN_KEYS.has(key)) return toBoolean(v) ?? v;
+  if (STRING_KEYS.has(key)) return toText(v) ?? v;
+  return v;
+}
+
+/** A copy of `attrs` with every known key coerced. */
+export function coerceAttributes(attrs: Attributes): Attributes {
+  const out: Attributes = {};
+  for (const [k, v] of Object.entries(attrs)) {
+    Object.defineProperty(out, k, { value: coerceValue(k, v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** Parses a timestamp: ISO 8601, Unix seconds or Unix milliseconds (number or digit string). */
+export function parseTimestamp(v: unknown): Date | undefined {
+  if (typeof v === 'number' || (typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()))) {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) return undefined;
+    // below 1e11 a value is seconds (1e11 s is year 5138); above, milliseconds
+    const ms = n < 1e11 ? n * 1000 : n;
+    const d = new Date(Math.round(ms));
+    return Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999 ? undefined : d;
+  }
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(v.trim())) {
+    const d = new Date(v.trim());
+    return Number.isNaN(d.getTime()) ? undefined : d;
+  }
+  return undefined;
+}
+
+/** OTLP nanoseconds (decimal string) to a Date; undefined when unset. */
+export function fromNanos(nanos: string): Date | undefined {
+  if (!nanos) return undefined;
+  const ms = Number(BigInt(nanos) / 1_000_000n);
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999 ? undefined : d;
+}

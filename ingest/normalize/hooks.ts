@@ -1,0 +1,106 @@
+import type { Attributes, EventType, StoredType, ToolFacet } from '../../schemas/events.js';
+import { coerceAttributes, parseTimestamp, toBoolean, toNumber } from './coerce.js';
+import { draft, iso, text, type EventDraft, type NormalizeContext } from './event.js';
+import { commandOf, decisionOf, promptFacet } from './facets.js';
+import { command, errorText, jsonText, sanitizeAttributes } from './sanitize.js';
+
+/** spec/ingestion.md "Normalization of hooks", agent A column. */
+const AGENT_A_HOOKS: Record<string, StoredType> = {
+  SessionStart: 'session_start',
+  UserPromptSubmit: 'prompt',
+  PreToolUse: 'tool_decision',
+  PermissionRequest: 'permission_request',
+  PostToolUse: 'tool_result',
+  PostToolUseFailure: 'tool_result',
+  Stop: 'session_end',
+  SessionEnd: 'session_end',
+  FileChanged: 'file_changed',
+  WorkspaceSnapshot: 'workspace_snapshot',
+};
+
+/** Agents B and C: PostToolUseFailure, SessionEnd and FileChanged are not recognized (→ hook). */
+const AGENT_B_HOOKS: Record<string, StoredType> = {
+  SessionStart: 'session_start',
+  UserPromptSubmit: 'prompt',
+  PreToolUse: 'tool_decision',
+  PermissionRequest: 'permission_request',
+  PostToolUse: 'tool_result',
+  Stop: 'session_end',
+  WorkspaceSnapshot: 'workspace_snapshot',
+};
+
+export type HookOutcome = { kind: 'event'; event: EventDraft } | { kind: 'malformed'; reason: string };
+
+export function hookType(agent: NormalizeContext['agent'], name: string): StoredType {
+  const table = agent === 'agent-a' ? AGENT_A_HOOKS : AGENT_B_HOOKS;
+  return Object.hasOwn(table, name) ? table[name]! : 'hook';
+}
+
+/**
+ * One hook payload to one stored event, or `malformed` (counted, skipped): not an object, no hook
+ * name (`hook`, or `hook_event_name` as real hook payloads send it), or — agents B and C — no
+ * parseable timestamp. Agent A without a timestamp is stamped at receive time.
+ */
+export function normalizeHook(ctx: NormalizeContext, payload: unknown, position: number): HookOutcome {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return { kind: 'malformed', reason: 'hook payload must be an object' };
+  const p = payload as Record<string, unknown>;
+  const name = text(p['hook']) || text(p['hook_event_name']);
+  if (!name) return { kind: 'malformed', reason: 'hook name missing (hook or hook_event_name)' };
+  const isA = ctx.agent === 'agent-a';
+  const hasTs = p['timestamp'] !== undefined && p['timestamp'] !== null && p['timestamp'] !== '';
+  const ts = hasTs ? parseTimestamp(p['timestamp']) : undefined;
+  if (!isA && !ts) return { kind: 'malformed', reason: hasTs ? 'timestamp is not parseable' : 'timestamp is required' };
+  if (isA && hasTs && !ts) return { kind: 'malformed', reason: 'timestamp is not parseable' };
+  const attrs = coerceAttributes(p as Attributes);
+  const type: EventType = hookType(ctx.agent, name);
+  const ev = draft(ctx, {
+    type,
+    name,
+    event_time: iso(ts ?? ctx.receiveTime),
+    conversation_id: isA ? text(p['session_id']) : text(p['conversation_id']) || text(p['session_id']),
+    user_id: text(p['user_id']) || text(p['user_email']),
+    sequence: position,
+    attributes: sanitizeAttributes(attrs),
+  });
+  if (type === 'prompt') ev.prompt = promptFacet(p['user_prompt'] ?? p['prompt']);
+  if (type === 'tool_decision' || type === 'tool_result' || type === 'permission_request' || p['tool_name'] !== undefined) {
+    ev.tool = hookTool(attrs, name === 'PostToolUseFailure' && isA);
+  }
+  const model = text(p['model']);
+  if (model) ev.api = { model };
+  return { kind: 'event', event: ev };
+}
+
+function hookTool(p: Attributes, failed: boolean): ToolFacet {
+  const facet: ToolFacet = { name: text(p['tool_name']) || text(p['mcp_tool']), call_id: text(p['tool_use_id']) };
+  const input = p['tool_input'];
+  const cmd = text(p['command']) || commandOf(input && typeof input === 'object' ? (input as Record<string, unknown>) : undefined);
+  if (cmd) {
+    const c = command(cmd);
+    facet.command = c.text;
+    if (c.truncated) facet.command_truncated = true;
+  }
+  if (input !== undefined && input !== null) facet.input = jsonText(input).text;
+  const success = failed ? false : toBoolean(p['success']);
+  if (success !== undefined) facet.success = success;
+  const duration = toNumber(p['duration_ms']);
+  if (duration !== undefined) facet.duration_ms = duration;
+  const err = p['error'];
+  const msg = err && typeof err === 'object' ? text((err as Record<string, unknown>)['message']) : text(err);
+  if (msg) {
+    const e = errorText(msg);
+    facet.error = e.text;
+    if (e.truncated) facet.error_truncated = true;
+  }
+  const errType = err && typeof err === 'object' ? text((err as Record<string, unknown>)['type']) : '';
+  if (errType) facet.error_type = errType;
+  const approval = p['approval'];
+  if (approval && typeof approval === 'object') {
+    const a = approval as Record<string, unknown>;
+    const d = decisionOf(a['decision']);
+    if (d) facet.decision = d;
+    if (text(a['source'])) facet.decision_source = text(a['source']);
+  }
+  if (text(p['mcp_server'])) facet.mcp_server = text(p['mcp_server']);
+  return facet;
+}

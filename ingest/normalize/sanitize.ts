@@ -1,0 +1,49 @@
+import type { Attributes } from '../../schemas/events.js';
+import { redact, redactDeep } from '../redact/redact.js';
+import { capBytes, LIMITS, type Capped } from '../redact/cap.js';
+
+/** Keys holding tool output: never stored (spec/ingestion.md Limits: tool output snippets). */
+const OUTPUT_KEYS = new Set(['tool_output', 'tool_response', 'output', 'tool_result', 'stdout', 'stderr', 'response_body']);
+/** Prompt-like text: redacted, capped to 8 KB. */
+const PROMPT_KEYS = new Set(['prompt', 'user_prompt', 'response', 'last_assistant_message', 'custom_instructions', 'compact_summary']);
+/** Commands and tool inputs: redacted, capped to 4,096 bytes. */
+const COMMAND_KEYS = new Set(['command', 'full_command', 'bash_command', 'tool_parameters', 'tool_input', 'arguments', 'function_args']);
+/** Error texts: redacted, capped to 2,048 bytes. */
+const ERROR_KEYS = new Set(['error', 'error.message', 'error_message', 'error_details', 'auth.error', 'reason']);
+
+export const prompt = (text: string): Capped => capBytes(redact(text), LIMITS.promptBytes);
+export const command = (text: string): Capped => capBytes(redact(text), LIMITS.commandBytes);
+export const errorText = (text: string): Capped => capBytes(redact(text), LIMITS.errorBytes);
+
+/** JSON text of a structured value (tool input), redacted then capped like a command. */
+export function jsonText(value: unknown): Capped {
+  if (typeof value === 'string') return command(value);
+  let text: string;
+  try {
+    text = JSON.stringify(redactDeep(value)) ?? '';
+  } catch {
+    text = '';
+  }
+  return capBytes(text, LIMITS.commandBytes);
+}
+
+function sanitizeValue(key: string, v: unknown): unknown {
+  const k = key;
+  if (PROMPT_KEYS.has(k)) return typeof v === 'string' ? prompt(v).text : redactDeep(v);
+  if (COMMAND_KEYS.has(k)) return typeof v === 'string' ? command(v).text : redactDeep(v);
+  if (ERROR_KEYS.has(k)) return typeof v === 'string' ? errorText(v).text : redactDeep(v);
+  return v;
+}
+
+/**
+ * The attributes as stored: tool output removed, prompt/command/error texts redacted and capped
+ * with the same limits as the facets, so no secret survives in the raw attributes either.
+ */
+export function sanitizeAttributes(attrs: Attributes): Attributes {
+  const out: Attributes = {};
+  for (const [k, v] of Object.entries(attrs)) {
+    if (OUTPUT_KEYS.has(k)) continue;
+    Object.defineProperty(out, k, { value: sanitizeValue(k, v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import type { Bus } from '../core/nats.js';
+import type { Metrics } from '../core/metrics.js';
+import { UnavailableError } from '../core/errors.js';
+import type { IngestBatch, IngestEvent, SourceRoute } from '../schemas/events.js';
+import { ingestSubject, STREAMS } from '../schemas/subjects.js';
+import type { EventDraft } from './normalize/event.js';
+
+export interface PublisherOptions {
+  publishTimeoutMs: number;
+  maxBacklogMessages: number;
+  maxBacklogBytes: number;
+  retryAfterSeconds: number;
+  publishBatchEvents: number;
+  /** How long a read of the INGEST stream's state is reused. Default 250 ms. */
+  backlogCacheMs?: number;
+}
+
+export interface Publisher {
+  /** Throws UnavailableError (503) when the bus cannot take the request now. */
+  admit(): Promise<void>;
+  /** Publishes in batches and resolves once every batch is acknowledged; returns the stored events. */
+  publish(tenant: string, source: SourceRoute, requestId: string, drafts: EventDraft[]): Promise<IngestEvent[]>;
+  /** Bytes one event may take so a batch message fits the server's max_payload. */
+  maxEventBytes(): number;
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/**
+ * Content-derived ids: the Nats-Msg-Id hashes tenant, source and the events without receive
+ * time, so a retried request maps to the same messages (JetStream's duplicate window drops
+ * them); event ids hash the message id and position, so they are stable across retries too.
+ */
+export function batchIds(tenant: string, source: SourceRoute, drafts: EventDraft[]): { msgId: string; eventIds: string[] } {
+  const h = createHash('sha256').update(`${tenant}\n${source}\n`);
+  for (const d of drafts) {
+    const { receive_time: _r, ...rest } = d;
+    h.update(JSON.stringify(rest));
+    h.update('\n');
+  }
+  const msgId = h.digest('hex');
+  return { msgId, eventIds: drafts.map((_, i) => sha(`${msgId}:${i}`).slice(0, 32)) };
+}
+
+export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptions): Publisher {
+  const unavailable = metrics.counter('ingest_unavailable_total', '503 answers of the ingest role by reason');
+  const latency = metrics.histogram('ingest_publish_duration_seconds', 'Time to publish and acknowledge all batches of one request');
+  const cacheMs = opts.backlogCacheMs ?? 250;
+  let cached: { at: number; messages: number; bytes: number } | undefined;
+  let inflight: Promise<void> | undefined;
+
+  const refuse = (reason: string, message: string, cause?: unknown): never => {
+    unavailable.inc({ reason });
+    throw new UnavailableError(`ingest is temporarily unavailable (${message}); safe to retry`, opts.retryAfterSeconds, { cause, code: `unavailable_${reason}` });
+  };
+
+  const refresh = () => {
+    inflight ??= (async () => {
+      try {
+        const info = await bus.jsm.streams.info(STREAMS.INGEST.name);
+        cached = { at: Date.now(), messages: info.state.messages, bytes: info.state.bytes };
+      } finally {
+        inflight = undefined;
+      }
+    })();
+    return inflight;
+  };
+
+  return {
+    async admit() {
+      if (bus.nc.isClosed()) refuse('jetstream_unavailable', 'the message bus is not connected');
+      if (!cached || Date.now() - cached.at > cacheMs) {
+        try {
+          await withTimeout(refresh(), opts.publishTimeoutMs);
+        } catch (err) {
+          cached = undefined;
+          refuse('jetstream_unavailable', 'the message bus does not answer', err);
+        }
+      }
+      if (cached!.messages > opts.maxBacklogMessages || cached!.bytes > opts.maxBacklogBytes) {
+        refuse('backlog', 'the ingest backlog is full');
+      }
+    },
+    maxEventBytes() {
+      const max = bus.nc.info?.max_payload ?? 1024 * 1024;
+      return Math.floor(max * 0.9) - 1024;
+    },
+    async publish(tenant, source, requestId, drafts) {
+      if (drafts.length === 0) return [];
+      const started = process.hrtime.bigint();
+      const limit = this.maxEventBytes();
+      const groups = split(drafts, opts.publishBatchEvents, limit);
+      const stored: IngestEvent[] = [];
+      const pending = groups.map((group) => {
+        const { msgId, eventIds } = batchIds(tenant, source, group);
+        const events = group.map((d, i) => ({ event_id: eventIds[i]!, ...d }) as IngestEvent);
+        stored.push(...events);
+        const batch: IngestBatch = { v: 1, tenant_id: tenant, source, request_id: requestId, events };
+        // msgID is sent as the Nats-Msg-Id header: the stream's duplicate window drops a retry
+        return bus.js.publish(ingestSubject(tenant, source), JSON.stringify(batch), { msgID: msgId, timeout: opts.publishTimeoutMs });
+      });
+      try {
+        await Promise.all(pending);
+      } catch (err) {
+        const timeout = /timeout/i.test(String((err as Error)?.name)) || (err as { code?: string })?.code === 'TIMEOUT';
+        refuse(timeout ? 'publish_timeout' : 'publish_failed', timeout ? 'publish timed out' : 'the message bus refused the batch', err);
+      } finally {
+        latency.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
+      }
+      return stored;
+    },
+  };
+}
+
+/** Batches of at most `maxEvents` events and about `maxBytes` serialized bytes. */
+function split(drafts: EventDraft[], maxEvents: number, maxBytes: number): EventDraft[][] {
+  const out: EventDraft[][] = [];
+  let cur: EventDraft[] = [];
+  let bytes = 0;
+  for (const d of drafts) {
+    const size = Buffer.byteLength(JSON.stringify(d)) + 80;
+    if (cur.length && (cur.length >= maxEvents || bytes + size > maxBytes)) {
+      out.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(d);
+    bytes += size;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
+  });
+}
