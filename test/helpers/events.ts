@@ -134,7 +134,7 @@ export function conversationEvents(conv: string, turns: number, startMs = 0): In
   const out: IngestEvent[] = [];
   for (let i = 0; i < turns; i++) {
     const t = startMs + i * 10_000;
-    const callId = `toolu_${conv}_${i}`;
+    const callId = startMs ? `toolu_${conv}_${startMs}_${i}` : `toolu_${conv}_${i}`;
     const fails = i % 2 === 1;
     out.push(
       promptEvent(conv, `turn ${i}: please fix the tests`, t),
