@@ -49,6 +49,14 @@ export function createQueryApp(deps: QueryDeps) {
       message: Array.isArray(err.details) && err.details.length ? err.details : err.expose ? err.message : 'internal error',
     }),
   });
+  const router = createDataRouter(deps);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+/** Every data-API route under /api/v1/data (exported so tests can compare it with the OpenAPI document). */
+export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   const routeDeps: RouteDeps = {
     store: deps.store,
     keys: deps.keys,
@@ -69,7 +77,5 @@ export function createQueryApp(deps: QueryDeps) {
     await deps.keys.authenticate(ctx.get('x-api-key') || undefined, { scope: 'read' });
     throw new NotFoundError(`no endpoint ${ctx.method} ${ctx.path}`);
   });
-  app.use(router.routes());
-  app.use(router.allowedMethods());
-  return app;
+  return router;
 }
