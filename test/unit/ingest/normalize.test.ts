@@ -1,0 +1,214 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AgentId } from '../../../schemas/events.js';
+import type { OtlpLogRecord } from '../../../ingest/otlp/types.js';
+import { normalizeLog } from '../../../ingest/normalize/logs.js';
+import { normalizeHook } from '../../../ingest/normalize/hooks.js';
+import type { NormalizeContext } from '../../../ingest/normalize/event.js';
+
+const receiveTime = new Date('2026-01-02T03:04:05.678Z');
+const ctx = (agent: AgentId, source: NormalizeContext['source'] = 'logs'): NormalizeContext => ({ tenant: 't1', agent, source, receiveTime });
+
+function record(attributes: Record<string, unknown>, body: unknown = null, resource: Record<string, unknown> = {}): OtlpLogRecord {
+  return {
+    ctx: { resource, scope: { name: '', version: '', attributes: {} } },
+    timeUnixNano: '1760000000000000000',
+    observedTimeUnixNano: '',
+    severityNumber: 9,
+    severityText: '',
+    body,
+    attributes,
+    traceId: '',
+    spanId: '',
+    eventName: '',
+  };
+}
+
+// spec/ingestion.md "Normalization of logs: agent A" — with and without the optional prefix
+const AGENT_A_ROWS: Array<[string, string]> = [
+  ['user_prompt', 'prompt'],
+  ['tool_use', 'tool_decision'],
+  ['tool_decision', 'tool_decision'],
+  ['tool_result', 'tool_result'],
+  ['api_request', 'api_request'],
+  ['api_error', 'api_error'],
+  ['skill_activated', 'skill_activated'],
+  ['mcp_server_connection', 'unknown'],
+  ['something_new', 'unknown'],
+];
+
+for (const [name, type] of AGENT_A_ROWS) {
+  test(`agent A log ${name} → ${type} (bare event.name, prefixed body, prefixed event.name)`, () => {
+    const variants = [
+      record({ 'event.name': name, 'session.id': 's' }),
+      record({ 'session.id': 's' }, `claude_code.${name}`),
+      record({ 'event.name': `claude_code.${name}`, 'session.id': 's' }),
+    ];
+    for (const r of variants) {
+      const e = normalizeLog(ctx('agent-a'), r, 0);
+      assert.is(e.type, type);
+      assert.is(e.conversation_id, 's');
+      assert.is(e.agent, 'agent-a');
+    }
+  });
+}
+
+// spec/ingestion.md "Normalization of logs: agents B and C"
+const AGENT_B_ROWS: Array<[Record<string, unknown>, string]> = [
+  [{ 'event.name': 'codex.conversation_starts' }, 'session_start'],
+  [{ 'event.name': 'codex.user_prompt' }, 'prompt'],
+  [{ 'event.name': 'codex.api_request' }, 'api_request'],
+  [{ 'event.name': 'codex.sse_event' }, 'stream_event'],
+  [{ 'event.name': 'codex.websocket_event' }, 'stream_event'],
+  [{ 'event.name': 'codex.tool_decision' }, 'tool_decision'],
+  [{ 'event.name': 'codex.tool_result' }, 'tool_result'],
+  [{ 'event.name': 'codex.plugin_used', 'skill.activated': 'true' }, 'skill_activated'],
+  [{ 'event.name': 'codex.plugin_used', 'skill.activated': true }, 'skill_activated'],
+  [{ 'event.name': 'codex.sandbox_outcome' }, 'unknown'],
+  [{ 'event.name': 'user_prompt' }, 'unknown'],
+];
+
+for (const agent of ['agent-b', 'agent-c'] as const) {
+  for (const [attrs, type] of AGENT_B_ROWS) {
+    test(`${agent} log ${String(attrs['event.name'])}${attrs['skill.activated'] !== undefined ? ' +skill.activated' : ''} → ${type}`, () => {
+      const e = normalizeLog(ctx(agent), record({ ...attrs, 'conversation.id': 'c-1' }), 3);
+      assert.is(e.type, type);
+      assert.is(e.conversation_id, 'c-1');
+      assert.is(e.name, attrs['event.name']);
+      assert.equal(Object.keys(e.attributes).sort(), Object.keys({ ...attrs, 'conversation.id': 1, severity_number: 9 }).sort(), 'all attributes preserved (plus severity)');
+    });
+  }
+}
+
+test('agent B api_request reads tokens from gen_ai.usage.* with values coerced by key', () => {
+  const e = normalizeLog(ctx('agent-b'), record({
+    'event.name': 'codex.api_request', 'conversation.id': 'c', 'gen_ai.usage.input_tokens': '120', 'gen_ai.usage.output_tokens': 33,
+    duration_ms: '250', 'http.response.status_code': '200', attempt: '1',
+  }), 0);
+  assert.equal(e.api, { input_tokens: 120, output_tokens: 33, duration_ms: 250, status_code: 200 });
+  assert.is(e.attributes['attempt'], 1);
+  assert.is(e.attributes['duration_ms'], 250);
+});
+
+test('agent A values are coerced by key, not by wire type; prompt text capped, redacted', () => {
+  const e = normalizeLog(ctx('agent-a'), record({ 'event.name': 'api_request', cost_usd: '0.0123', input_tokens: '10', output_tokens: 5, model: 'claude', 'session.id': 7 }), 0);
+  assert.equal(e.api, { model: 'claude', input_tokens: 10, output_tokens: 5, cost_usd: 0.0123 });
+  assert.is(e.conversation_id, '7');
+  const p = normalizeLog(ctx('agent-a'), record({ 'event.name': 'user_prompt', prompt: 'x'.repeat(9000) + ' TOKEN=abc123', prompt_length: '9013' }), 0);
+  assert.is(p.prompt!.text.length, 8192);
+  assert.ok(p.prompt!.truncated);
+  assert.is(p.prompt!.length, 9013);
+  const r = normalizeLog(ctx('agent-a'), record({ 'event.name': 'user_prompt', prompt: '<REDACTED>', prompt_length: '12' }), 0);
+  assert.equal(r.prompt, { text: '', length: 12, truncated: false });
+});
+
+test('agent A tool_result: success string → boolean, command from tool_parameters redacted, output never stored', () => {
+  const e = normalizeLog(ctx('agent-a'), record({
+    'event.name': 'tool_result', tool_name: 'Bash', tool_use_id: 'toolu_1', success: 'false', duration_ms: '12',
+    tool_parameters: JSON.stringify({ bash_command: 'export API_TOKEN=abc123def456 && make', full_command: 'export API_TOKEN=abc123def456 && make' }),
+    error: 'exit 1: password=Sup3rSecret', output: 'huge output',
+  }), 0);
+  assert.is(e.tool!.success, false);
+  assert.is(e.tool!.duration_ms, 12);
+  assert.is(e.tool!.command, 'export API_TOKEN=[REDACTED] && make');
+  assert.is(e.tool!.error, 'exit 1: password=[REDACTED]');
+  assert.not.ok('output' in e.attributes);
+  assert.not.ok(JSON.stringify(e).includes('abc123def456'));
+  assert.not.ok(JSON.stringify(e).includes('Sup3rSecret'));
+});
+
+test('agent B tool_decision maps approved/denied/abort to accept/reject; call_id joins', () => {
+  for (const [d, want] of [['approved', 'accept'], ['approved_for_session', 'accept'], ['denied', 'reject'], ['abort', 'reject']] as const) {
+    const e = normalizeLog(ctx('agent-b'), record({ 'event.name': 'codex.tool_decision', tool_name: 'shell', call_id: 'call_9', decision: d, source: 'user' }), 0);
+    assert.equal([e.tool!.decision, e.tool!.call_id, e.tool!.decision_source, e.attributes['decision']], [want, 'call_9', 'user', d]);
+  }
+});
+
+test('generic OTLP route infers the agent from service.name and prefixes, else otlp', () => {
+  assert.is(normalizeLog(ctx('otlp'), record({ 'event.name': 'user_prompt' }, null, { 'service.name': 'claude-code' }), 0).agent, 'agent-a');
+  assert.is(normalizeLog(ctx('otlp'), record({}, 'claude_code.api_request'), 0).type, 'api_request');
+  assert.is(normalizeLog(ctx('otlp'), record({ 'event.name': 'codex.user_prompt' }), 0).agent, 'agent-b');
+  const g = normalizeLog(ctx('otlp'), record({ 'event.name': 'browser.page_view', x: 1 }, null, { 'service.name': 'web' }), 0);
+  assert.equal([g.agent, g.type, g.attributes['x']], ['otlp', 'unknown', 1]);
+});
+
+test('event time: event.timestamp, else timeUnixNano; sequence from event.sequence', () => {
+  const e = normalizeLog(ctx('agent-a'), record({ 'event.name': 'x', 'event.timestamp': '2026-03-01T10:00:00.123Z', 'event.sequence': '42' }), 5);
+  assert.is(e.event_time, '2026-03-01T10:00:00.123Z');
+  assert.is(e.sequence, 42);
+  const f = normalizeLog(ctx('agent-a'), record({ 'event.name': 'x' }), 5);
+  assert.is(f.event_time, new Date(1760000000000).toISOString());
+  assert.is(f.sequence, 5);
+  assert.is(f.receive_time, receiveTime.toISOString());
+});
+
+// spec/ingestion.md "Normalization of hooks"
+const HOOK_ROWS: Array<[string, string, string]> = [
+  ['SessionStart', 'session_start', 'session_start'],
+  ['UserPromptSubmit', 'prompt', 'prompt'],
+  ['PreToolUse', 'tool_decision', 'tool_decision'],
+  ['PermissionRequest', 'permission_request', 'permission_request'],
+  ['PostToolUse', 'tool_result', 'tool_result'],
+  ['PostToolUseFailure', 'tool_result', 'hook'],
+  ['Stop', 'session_end', 'session_end'],
+  ['SessionEnd', 'session_end', 'hook'],
+  ['FileChanged', 'file_changed', 'hook'],
+  ['WorkspaceSnapshot', 'workspace_snapshot', 'workspace_snapshot'],
+  ['SubagentStart', 'hook', 'hook'],
+  ['SubagentStop', 'hook', 'hook'],
+  ['PreCompact', 'hook', 'hook'],
+  ['PostCompact', 'hook', 'hook'],
+  ['Notification', 'hook', 'hook'],
+  ['toString', 'hook', 'hook'],
+];
+
+for (const [name, a, bc] of HOOK_ROWS) {
+  test(`hook ${name} → agent A ${a}, agents B/C ${bc}`, () => {
+    const ea = normalizeHook(ctx('agent-a', 'hooks'), { hook: name, session_id: 's', custom_key: { nested: 1 } }, 0);
+    assert.is(ea.kind, 'event');
+    if (ea.kind !== 'event') return;
+    assert.is(ea.event.type, a);
+    assert.is(ea.event.event_time, receiveTime.toISOString(), 'agent A defaults to receive time');
+    assert.equal(ea.event.attributes['custom_key'], { nested: 1 });
+    if (name === 'PostToolUseFailure') assert.is(ea.event.tool!.success, false);
+    for (const agent of ['agent-b', 'agent-c'] as const) {
+      const eb = normalizeHook(ctx(agent, 'hooks'), { hook_event_name: name, timestamp: 1767323045, conversation_id: 'c', subagent: { id: 'a1', type: 'explorer' }, compaction: { input_tokens: 5, output_tokens: 2 } }, 0);
+      assert.is(eb.kind, 'event');
+      if (eb.kind !== 'event') return;
+      assert.is(eb.event.type, bc);
+      assert.is(eb.event.conversation_id, 'c');
+      assert.equal(eb.event.attributes['subagent'], { id: 'a1', type: 'explorer' }, 'structured metadata preserved');
+      assert.equal(eb.event.attributes['compaction'], { input_tokens: 5, output_tokens: 2 });
+    }
+  });
+}
+
+test('hook timestamps: ISO 8601, Unix seconds and Unix milliseconds; B/C without one are malformed', () => {
+  const at = (ts: unknown) => normalizeHook(ctx('agent-b', 'hooks'), { hook: 'Stop', timestamp: ts }, 0);
+  for (const ts of ['2026-01-01T00:00:00Z', 1767225600, 1767225600000, '1767225600', '1767225600000']) {
+    const o = at(ts);
+    assert.is(o.kind === 'event' && o.event.event_time, '2026-01-01T00:00:00.000Z', String(ts));
+  }
+  for (const ts of [undefined, 'yesterday', '', null]) assert.is(at(ts).kind, 'malformed', String(ts));
+  assert.is(normalizeHook(ctx('agent-a', 'hooks'), { session_id: 'x' }, 0).kind, 'malformed', 'agent A needs a hook name');
+});
+
+test('hook tool_output is never stored; command and error redacted and capped', () => {
+  const o = normalizeHook(ctx('agent-a', 'hooks'), {
+    hook: 'PostToolUse', tool_name: 'Bash', tool_use_id: 't1', command: 'curl -H "Authorization: Bearer abcDEF123456" ' + 'x'.repeat(5000),
+    tool_output: 'SECRET OUTPUT', tool_response: { stdout: 'SECRET OUTPUT' }, error: { type: 'exit', message: 'e'.repeat(3000) }, success: 'true', duration_ms: '7',
+    approval: { decision: 'deny', source: 'user' },
+  }, 0);
+  assert.is(o.kind, 'event');
+  if (o.kind !== 'event') return;
+  const s = JSON.stringify(o.event);
+  assert.not.ok(s.includes('SECRET OUTPUT'));
+  assert.not.ok(s.includes('abcDEF123456'));
+  assert.is(Buffer.byteLength(o.event.tool!.command!), 4096);
+  assert.ok(o.event.tool!.command_truncated);
+  assert.is(Buffer.byteLength(o.event.tool!.error!), 2048);
+  assert.ok(o.event.tool!.error_truncated);
+  assert.equal([o.event.tool!.success, o.event.tool!.duration_ms, o.event.tool!.decision, o.event.tool!.error_type], [true, 7, 'reject', 'exit']);
+});
+
+test.run();
