@@ -34,6 +34,7 @@ export function check(name: SchemaName, value: unknown): string | undefined {
   if (v(value)) return undefined;
   const errors = v.errors ?? [];
   // prefer the most specific error (deepest path), ajv reports anyOf after its branches
-  const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+  const rank = (e: ErrorObject) => e.instancePath.split('/').length * 2 + (e.keyword === 'anyOf' ? 1 : 0);
+  const best = [...errors].sort((a, b) => rank(b) - rank(a))[0];
   return best ? reason(best) : 'invalid';
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../core/http.js';
+import { AppError, UnavailableError } from '../../core/errors.js';
 import type { Principal } from '../../core/keys.js';
 import type { AgentId, EventType, SourceRoute } from '../../schemas/events.js';
 import { AGENTS } from '../../schemas/events.js';
@@ -32,7 +33,13 @@ export function createCounters(deps: Pick<IngestDeps, 'metrics'>): IngestCounter
 export async function authenticate(deps: IngestDeps, ctx: AppContext): Promise<Principal> {
   const header = ctx.get('authorization');
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return deps.keys.authenticate(m?.[1], { scope: 'ingest' });
+  try {
+    return await deps.keys.authenticate(m?.[1], { scope: 'ingest' });
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    // the key store lives on the bus: unreachable means "retry later", not a server fault
+    throw new UnavailableError('ingest is temporarily unavailable (the key store does not answer); safe to retry', deps.config.ingest.retryAfterSeconds, { cause: err, code: 'unavailable_keys' });
+  }
 }
 
 export function agentParam(ctx: AppContext): AgentId {
