@@ -5,7 +5,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
+import { Ajv } from 'ajv';
 import { http } from '../../helpers/http.js';
+import { ENDPOINTS } from '../../../schemas/api/index.js';
 import { buildDataset, ingestBodies, rows, type SeedConversation } from './fixtures/dataset.js';
 import { expectedCalls, expectedList, expectedSearch, rate } from './fixtures/expect.js';
 
@@ -17,7 +19,18 @@ let nowMs: number;
 const MAIN = 'default';
 const OTHER = 'acme';
 
-const get = (path: string, key = ts.adminKey) => http(`${ts.queryUrl}/api/v1/data${path}`, { headers: { 'x-api-key': key } });
+// every 200 answer is checked against the endpoint's published response schema
+const ajv = new Ajv({ strict: false, allErrors: true });
+const validators = ENDPOINTS.map((e) => ({ re: new RegExp(`^${e.path.replace(/\{\w+\}/g, '[^/]+')}$`), method: e.method, validate: ajv.compile(e.response) }));
+const get = async (path: string, key = ts.adminKey) => {
+  const r = await http(`${ts.queryUrl}/api/v1/data${path}`, { headers: { 'x-api-key': key } });
+  if (r.status === 200) {
+    const v = validators.find((x) => x.method === 'get' && x.re.test(path.split('?')[0]!));
+    assert.ok(v, `no schema for ${path}`);
+    assert.ok(v.validate(r.body), `${path} does not match its response schema: ${JSON.stringify(v.validate.errors)}`);
+  }
+  return r;
+};
 
 /**
  * The dataset goes through the real pipeline: POST /v1/ingest (ingest role) -> JetStream -> stream

@@ -1,0 +1,75 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compileBody, compileQuery } from '../../../query/params.js';
+import { conversationContext, listConversations } from '../../../schemas/api/conversations.js';
+import { overview } from '../../../schemas/api/overview.js';
+import { submitFeedback } from '../../../schemas/api/feedback.js';
+import { BadRequestError } from '../../../core/errors.js';
+
+const list = compileQuery<any>(listConversations.query);
+const context = compileQuery<any>(conversationContext.query);
+const ov = compileQuery<any>(overview.query);
+const body = compileBody<any>(submitFeedback.body);
+
+const messages = (fn: () => unknown): string[] => {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, BadRequestError);
+    return (err as BadRequestError).details as string[];
+  }
+  assert.unreachable('expected 400');
+  return [];
+};
+
+test('defaults come from the schema', () => {
+  assert.equal(list({}), { time_range: 'all', environment: 'all', outcome: 'any', limit: 20, offset: 0 });
+  assert.equal(context({}), { window: 2 });
+  assert.equal(ov({}), { days_back: 7, environment: 'all' });
+});
+
+test('numbers are coerced from the query string and clamped into range', () => {
+  const rows: [Record<string, string>, Record<string, number>][] = [
+    [{ limit: '0' }, { limit: 1 }],
+    [{ limit: '101' }, { limit: 100 }],
+    [{ limit: '+7' }, { limit: 7 }],
+    [{ offset: '20000' }, { offset: 10000 }],
+  ];
+  for (const [raw, want] of rows) {
+    const got = list(raw);
+    for (const [k, v] of Object.entries(want)) assert.is(got[k], v, JSON.stringify(raw));
+  }
+  assert.is(context({ window: '9' }).window, 5);
+  assert.is(ov({ days_back: '0' }).days_back, 1);
+  assert.is(ov({ days_back: '1000' }).days_back, 90);
+});
+
+test('sign rules: window positive, others non-negative', () => {
+  assert.equal(messages(() => context({ window: '0' })), ['window must be a positive integer']);
+  assert.equal(messages(() => context({ msg_index: '-1' })), ['msg_index must be a non-negative integer']);
+  assert.equal(messages(() => list({ offset: '-1' })), ['offset must be a non-negative integer']);
+  assert.is(context({ msg_index: '0' }).msg_index, 0);
+});
+
+test('non-integers, repeated parameters and enums give 400 with every message', () => {
+  assert.equal(messages(() => list({ limit: '2.5', environment: 'prod' })), ['limit must be an integer', 'environment must be one of: all, development, staging, production']);
+  assert.equal(messages(() => list({ limit: ['1', '2'] })), ['limit must be given once']);
+  assert.equal(messages(() => list({ limit: '0x10' })), ['limit must be an integer']);
+});
+
+test('empty values mean "not given"; unknown parameters are ignored', () => {
+  assert.is(list({ limit: '', search: '' }).limit, 20);
+  assert.is(list({ limit: '', search: '' }).search, undefined);
+  assert.not.ok('foo' in list({ foo: 'bar' }));
+});
+
+test('feedback body: defaults, lengths, enums, unknown fields', () => {
+  assert.equal(body({ category: 'other' }), { category: 'other', severity: 'low' });
+  assert.equal(messages(() => body({})), ['category is required']);
+  assert.equal(messages(() => body({ category: 'other', note: 'x'.repeat(4001) })), ['note must NOT have more than 4000 characters']);
+  assert.equal(messages(() => body({ category: 'other', extra: 1 })), ['extra is not allowed']);
+  assert.equal(messages(() => body('x')), ['body must be a JSON object']);
+  assert.equal(messages(() => body({ category: 'other', severity: 3 })).length, 2);
+});
+
+test.run();
