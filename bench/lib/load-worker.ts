@@ -1,0 +1,152 @@
+/**
+ * Load client in its own worker thread, so that its event loop does not share time with the
+ * system under test in the main thread (the CPU cores are still shared; ceilings measured the same
+ * way carry the same cost). Modes: closed loop at a fixed concurrency, or an offered event rate.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Agent, request } from 'node:http';
+import { patchBody, type PoolRequest } from './pool.js';
+
+export interface LoadSpec {
+  baseUrl: string;
+  pool: PoolRequest[];
+  /** Bearer token per tenant; `*` is used for tenants without their own key. */
+  keys: Record<string, string>;
+  concurrency: number;
+  durationMs: number;
+  /** Offered events per second; absent means closed loop (as fast as responses come back). */
+  eventsPerSecond?: number;
+  /** First replay round; phases use disjoint ranges so that no two sends carry the same events. */
+  roundBase: number;
+  /** Send bodies unchanged (a bare parser does not care about distinct content). */
+  noPatch?: boolean;
+}
+
+export interface LoadResult {
+  sent: number;
+  ok: number;
+  okEvents: number;
+  bytes: number;
+  statuses: Record<string, number>;
+  errors: number;
+  elapsedMs: number;
+  latencies: number[];
+  /** Accepted events per 250 ms slot since the start (throughput over time). */
+  timeline: number[];
+  /** Percentiles reported by a client that keeps no samples (autocannon: p97.5 stands for p95). */
+  percentiles?: { p50: number; p95: number; p99: number; max: number };
+}
+
+function send(agent: Agent, url: URL, req: PoolRequest, body: Buffer, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const r = request(
+      { agent, host: url.hostname, port: url.port, path: req.route, method: 'POST', headers: { 'content-type': req.contentType, 'content-length': body.length, authorization: `Bearer ${key}` } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const url = new URL(spec.baseUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
+  const result: LoadResult = { sent: 0, ok: 0, okEvents: 0, bytes: 0, statuses: {}, errors: 0, elapsedMs: 0, latencies: [], timeline: [] };
+  const start = performance.now();
+  const end = start + spec.durationMs;
+  let next = 0;
+  let offeredEvents = 0;
+  const worker = async () => {
+    for (;;) {
+      const now = performance.now();
+      if (now >= end) return;
+      const i = next++;
+      const req = spec.pool[i % spec.pool.length]!;
+      if (spec.eventsPerSecond) {
+        // open loop: request i is due when the events before it have been offered at the target rate
+        const due = start + (offeredEvents / spec.eventsPerSecond) * 1000;
+        offeredEvents += req.events;
+        if (due > now) await new Promise((r) => setTimeout(r, due - now));
+        if (performance.now() >= end) return;
+      }
+      const round = spec.roundBase + Math.floor(i / spec.pool.length);
+      const body = spec.noPatch ? Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength) : patchBody(req, round);
+      const t0 = performance.now();
+      try {
+        const status = await send(agent, url, req, body, spec.keys[req.tenant] ?? spec.keys['*']!);
+        const t1 = performance.now();
+        result.sent++;
+        result.bytes += body.length;
+        result.statuses[status] = (result.statuses[status] ?? 0) + 1;
+        result.latencies.push(t1 - t0);
+        if (status >= 200 && status < 300) {
+          result.ok++;
+          result.okEvents += req.events;
+          const slot = Math.floor((t1 - start) / 250);
+          result.timeline[slot] = (result.timeline[slot] ?? 0) + req.events;
+        }
+      } catch {
+        result.errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: spec.concurrency }, worker));
+  result.elapsedMs = performance.now() - start;
+  for (let i = 0; i < result.timeline.length; i++) result.timeline[i] ??= 0;
+  agent.destroy();
+  return result;
+}
+
+
+/** The same pool through autocannon (an independent client): requests/s, latency, 2xx counts. */
+export async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
+  const mod = (await import('autocannon' as string)) as { default: (opts: unknown) => Promise<Record<string, any>> };
+  let i = 0;
+  let events = 0;
+  const pool = spec.pool;
+  const started = performance.now();
+  const res = await mod.default({
+    url: spec.baseUrl,
+    connections: spec.concurrency,
+    duration: Math.max(1, Math.round(spec.durationMs / 1000)),
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req: Record<string, unknown>) => {
+          const n = i++;
+          const r = pool[n % pool.length]!;
+          events += r.events;
+          const body = patchBody(r, spec.roundBase + Math.floor(n / pool.length));
+          return { ...req, path: r.route, body, headers: { 'content-type': r.contentType, authorization: `Bearer ${spec.keys[r.tenant] ?? spec.keys['*']}` } };
+        },
+      },
+    ],
+  });
+  const ok = Number(res['2xx'] ?? 0);
+  const sent = i;
+  const meanEvents = sent ? events / sent : 0;
+  const lat = res.latency ?? {};
+  return {
+    sent: Number(res.requests?.total ?? sent),
+    ok,
+    okEvents: Math.round(ok * meanEvents),
+    bytes: Number(res.throughput?.total ?? 0),
+    statuses: { '2xx': ok, non2xx: Number(res.non2xx ?? 0) },
+    errors: Number(res.errors ?? 0) + Number(res.timeouts ?? 0),
+    elapsedMs: performance.now() - started,
+    latencies: [],
+    percentiles: { p50: Number(lat.p50), p95: Number(lat.p97_5), p99: Number(lat.p99), max: Number(lat.max) },
+    timeline: [],
+  };
+}
+
+if (parentPort && workerData?.spec) {
+  (workerData.engine === 'autocannon' ? runAutocannon : runLoad)(workerData.spec as LoadSpec).then(
+    (r) => parentPort!.postMessage({ ok: true, result: r }),
+    (err) => parentPort!.postMessage({ ok: false, error: String(err?.stack ?? err) }),
+  );
+}

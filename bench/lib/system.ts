@@ -1,0 +1,81 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../core/config.js';
+import { createLogger } from '../../core/log.js';
+import { startManagedNats, type ManagedNats } from '../../core/nats.js';
+import { startSystem, type System } from '../../cli/system.js';
+import { tenantName } from '../workload/conversation.js';
+
+export interface BenchSystem {
+  system: System;
+  config: Config;
+  env: Record<string, string>;
+  nats: ManagedNats;
+  dataDir: string;
+  ingestUrl: string;
+  queryUrl: string;
+  adminKey: string;
+  /** Key of each workload tenant (`*` = admin key of tenant `default`). */
+  keys: Record<string, string>;
+  /** INGEST stream backlog of the store consumer (pending + unacknowledged); undefined when absent. */
+  backlog(): Promise<{ pending: number; ackPending: number; delivered: number } | undefined>;
+}
+
+/**
+ * The whole system in this process, as `tracehouse start` runs it, on a temp DATA_DIR, a
+ * bench-owned nats-server on a free port and HTTP ports 0, with a known bootstrap key.
+ */
+export async function startBenchSystem(opts: { tenants: number; env?: Record<string, string> }): Promise<BenchSystem> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'th-bench-'));
+  const nats = await startManagedNats({ storeDir: join(dataDir, 'nats-bench'), bin: process.env.NATS_SERVER_BIN || 'nats-server' });
+  const adminKey = `bench-bootstrap-${randomBytes(12).toString('hex')}`;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    NATS_URL: nats.url,
+    INGEST_PORT: '0',
+    QUERY_PORT: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    TRACEHOUSE_BOOTSTRAP_KEY: adminKey,
+    TRACEHOUSE_SECRET: `bench-secret-${randomBytes(8).toString('hex')}`,
+    ...opts.env,
+  };
+  const config = loadConfig(env);
+  const system = await startSystem(config, { log: createLogger(config.logLevel, {}, process.stderr) });
+  const keys: Record<string, string> = { '*': adminKey };
+  for (let i = 0; i < opts.tenants; i++) {
+    const t = tenantName(i);
+    keys[t] = (await system.rt.keys.create({ tenant: t, role: 'admin', label: 'bench' })).key;
+  }
+  return {
+    system,
+    config,
+    env,
+    nats,
+    dataDir,
+    ingestUrl: system.ingestUrl ?? '',
+    queryUrl: system.queryUrl ?? '',
+    adminKey,
+    keys,
+    async backlog() {
+      try {
+        const info = await system.rt.bus.jsm.consumers.info('INGEST', 'store');
+        return { pending: info.num_pending, ackPending: info.num_ack_pending, delivered: info.delivered.stream_seq };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** Probes a POST route: false when the route does not exist (404/405/501) or the server is absent. */
+export async function routeExists(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<{ exists: boolean; status: number }> {
+  try {
+    const res = await fetch(url, { method: init.method ?? 'POST', headers: init.headers, body: init.body as BodyInit | undefined });
+    await res.arrayBuffer();
+    return { exists: ![404, 405, 501].includes(res.status), status: res.status };
+  } catch {
+    return { exists: false, status: 0 };
+  }
+}

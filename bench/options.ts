@@ -1,0 +1,92 @@
+/** Flags of `npm run bench`. */
+export interface BenchOptions {
+  quick: boolean;
+  /** Query dataset size in events (bulk-loaded). */
+  events: number;
+  seed: number;
+  /** Concurrency of the ingest-edge clients. */
+  concurrency: number;
+  /** Seconds per ingest-edge measurement (each format, each client). */
+  edgeSeconds: number;
+  /** Seconds per offered-rate step of the end-to-end search. */
+  stepSeconds: number;
+  /** Seconds of the freshness measurement. */
+  freshnessSeconds: number;
+  /** Requests per data API endpoint. */
+  queryRequests: number;
+  /** Events in the insert and bus ceilings. */
+  ceilingEvents: number;
+  outDir: string;
+  skip: Set<string>;
+  compare?: [string, string];
+  /** Label stored in the result (e.g. a branch name). */
+  label: string;
+}
+
+export const PHASES = ['ceilings', 'edge', 'autocannon', 'e2e', 'freshness', 'query', 'memory'] as const;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const USAGE = `Usage: npm run bench -- [--quick] [--events N] [--seed N] [--concurrency N] [--skip a,b]
+                     [--out DIR] [--label TEXT]
+       npm run bench -- --compare A.json B.json
+
+  --quick          short run (under 2 minutes): 100k-event dataset, 2 s measurements
+  --events N       query dataset size in events (default 1000000; 10M works: bulk-loaded)
+  --skip LIST      phases to skip: ${PHASES.join(',')}
+  --compare A B    print two result files side by side with ratios B/A
+`;
+
+/** Parses argv (after the script name). Throws UsageError on anything unknown. */
+export function parseArgs(argv: string[]): BenchOptions {
+  const quick = argv.includes('--quick');
+  const o: BenchOptions = {
+    quick,
+    events: quick ? 100_000 : 1_000_000,
+    seed: 1,
+    concurrency: 16,
+    edgeSeconds: quick ? 2 : 5,
+    stepSeconds: quick ? 3 : 8,
+    freshnessSeconds: quick ? 5 : 15,
+    queryRequests: quick ? 30 : 200,
+    ceilingEvents: quick ? 60_000 : 300_000,
+    outDir: 'bench/results',
+    skip: new Set(),
+    label: '',
+  };
+  const num = (flag: string, v: string | undefined) => {
+    const n = Number(v?.replace(/_/g, ''));
+    if (!v || !Number.isFinite(n) || n < 0) throw new UsageError(`${flag} needs a non-negative number`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    switch (a) {
+      case '--quick':
+        break;
+      case '--events': o.events = Math.floor(num(a, argv[++i])); break;
+      case '--seed': o.seed = Math.floor(num(a, argv[++i])); break;
+      case '--concurrency': o.concurrency = Math.max(1, Math.floor(num(a, argv[++i]))); break;
+      case '--out': o.outDir = argv[++i] ?? o.outDir; break;
+      case '--label': o.label = argv[++i] ?? ''; break;
+      case '--skip':
+        for (const p of (argv[++i] ?? '').split(',').filter(Boolean)) {
+          if (!(PHASES as readonly string[]).includes(p)) throw new UsageError(`unknown phase "${p}"; phases: ${PHASES.join(', ')}`);
+          o.skip.add(p);
+        }
+        break;
+      case '--compare': {
+        const a1 = argv[++i];
+        const a2 = argv[++i];
+        if (!a1 || !a2) throw new UsageError('--compare needs two result files');
+        o.compare = [a1, a2];
+        break;
+      }
+      case '--help': case '-h': throw new UsageError(USAGE);
+      default: throw new UsageError(`unknown option ${a}\n${USAGE}`);
+    }
+  }
+  return o;
+}

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { buildPool, type Pool } from '../lib/pool.js';
+import { loadInWorker, throughput, type Throughput } from '../lib/load.js';
+import { routeExists, type BenchSystem } from '../lib/system.js';
+import { summarize, type LatencySummary } from '../lib/stats.js';
+import { drain, nextRounds } from './edge.js';
+import type { BenchOptions } from '../options.js';
+
+export interface Step {
+  offered_events_per_s: number;
+  accepted_events_per_s: number;
+  backlog_max: number;
+  backlog_end: number;
+  /** Time for the backlog to empty after the step; -1 when it did not within the limit. */
+  drain_ms: number;
+  non_2xx_share: number;
+  bounded: boolean;
+}
+
+export interface E2eResult {
+  missing?: string;
+  steps: Step[];
+  max_sustained_events_per_s: number;
+}
+
+/**
+ * Steps the offered rate of the mixed workload up until the system stops keeping up. A step is
+ * sustained when the client got ≥ 90% of the offered rate accepted, under 1% non-2xx answers, and
+ * the INGEST backlog (pending + unacknowledged on the store consumer) emptied within a quarter of
+ * the step's length after it: the consumer kept pace and the backlog stayed bounded.
+ */
+export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, log: (s: string) => void): Promise<E2eResult> {
+  const first = pool.requests[0]!;
+  const probe = await routeExists(sys.ingestUrl + first.route, { headers: { 'content-type': first.contentType, authorization: `Bearer ${sys.keys[first.tenant]}` }, body: first.body });
+  if (!probe.exists) return { missing: `n/a (not implemented: ingest ${first.route} ${probe.status || 'no answer'})`, steps: [], max_sustained_events_per_s: NaN };
+  if (!(await sys.backlog())) return { missing: 'n/a (not implemented: no store consumer on INGEST)', steps: [], max_sustained_events_per_s: NaN };
+  await drain(sys, 30_000);
+  const steps: Step[] = [];
+  let rate = o.quick ? 10_000 : 8_000;
+  const maxSteps = o.quick ? 6 : 10;
+  for (let i = 0; i < maxSteps; i++) {
+    const before = await sys.backlog();
+    let backlogMax = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const b = await sys.backlog();
+        if (b) backlogMax = Math.max(backlogMax, b.pending + b.ackPending);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    const res = await loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: o.stepSeconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
+    sampling = false;
+    await sampler;
+    const end = await sys.backlog();
+    const t0 = Date.now();
+    const limit = o.stepSeconds * 250;
+    const drained = await drain(sys, Math.max(limit, 60_000));
+    const drainMs = drained ? Date.now() - t0 : -1;
+    const t = throughput(res);
+    const non2xx = res.sent ? (res.sent - res.ok) / res.sent : 1;
+    const consumed = (end?.delivered ?? 0) > (before?.delivered ?? 0);
+    const bounded = t.events_per_s >= 0.9 * rate && non2xx < 0.01 && drained && drainMs <= limit && consumed;
+    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded });
+    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s}, backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${bounded ? 'sustained' : 'NOT sustained'}`);
+    if (!consumed) return { missing: 'n/a (stream role consumed nothing)', steps, max_sustained_events_per_s: NaN };
+    if (!bounded) break;
+    rate = Math.round(rate * 1.6);
+  }
+  const ok = steps.filter((s) => s.bounded);
+  return { steps, max_sustained_events_per_s: ok.length ? Math.max(...ok.map((s) => s.accepted_events_per_s)) : 0 };
+}
+
+export interface FreshnessResult {
+  missing?: string;
+  rate_events_per_s: number;
+  markers: number;
+  timeouts: number;
+  latency?: LatencySummary;
+  background?: Throughput;
+}
+
+/**
+ * Freshness: while background load runs at `rate`, a marker conversation is posted to /v1/ingest
+ * every 300 ms and its context is polled through the data API until its message is visible. The
+ * figure is accepted (200 from ingest) → visible (context answers with ≥ 1 message).
+ */
+export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: Pool, rate: number): Promise<FreshnessResult> {
+  const key = sys.keys.t00!;
+  const ctxUrl = (id: string) => `${sys.queryUrl}/api/v1/data/conversations/${encodeURIComponent(id)}/context`;
+  const probe = await routeExists(ctxUrl('probe-absent'), { method: 'GET', headers: { 'x-api-key': key } });
+  if (!sys.queryUrl || !probe.exists && probe.status !== 404) return { missing: 'n/a (not implemented: query context endpoint)', rate_events_per_s: rate, markers: 0, timeouts: 0 };
+  const marker = async (): Promise<number | undefined> => {
+    const id = `fresh-${randomBytes(8).toString('hex')}`;
+    const body = JSON.stringify({ events: [{ conversation_id: id, role: 'user', message: 'freshness marker', timestamp: new Date().toISOString() }] });
+    const res = await fetch(`${sys.ingestUrl}/v1/ingest`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
+    await res.arrayBuffer();
+    if (res.status === 404 || res.status === 405) throw new Error('direct ingest not implemented');
+    if (res.status !== 200 && res.status !== 202) return undefined;
+    const accepted = performance.now();
+    while (performance.now() - accepted < 15_000) {
+      const r = await fetch(ctxUrl(id), { headers: { 'x-api-key': key } });
+      const j = (await r.json().catch(() => ({}))) as { total_messages?: number };
+      if (r.status === 200 && (j.total_messages ?? 0) > 0) return performance.now() - accepted;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return Infinity;
+  };
+  const background = loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: o.freshnessSeconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
+  const tasks: Array<Promise<number | undefined>> = [];
+  const started = Date.now();
+  try {
+    while (Date.now() - started < o.freshnessSeconds * 1000) {
+      tasks.push(marker());
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const results = await Promise.all(tasks);
+    const bg = throughput(await background);
+    const seen = results.filter((v): v is number => v !== undefined && Number.isFinite(v));
+    const timeouts = results.filter((v) => v === Infinity).length;
+    return { rate_events_per_s: rate, markers: results.length, timeouts, latency: summarize(seen.concat(Array(timeouts).fill(15_000))), background: bg };
+  } catch (err) {
+    await background.catch(() => undefined);
+    return { missing: `n/a (${(err as Error).message})`, rate_events_per_s: rate, markers: 0, timeouts: 0 };
+  }
+}
+
+export { buildPool };

@@ -1,0 +1,65 @@
+import { buildPool, onlyFormat, patchBody } from '../lib/pool.js';
+import { loadInWorker, throughput, type Throughput } from '../lib/load.js';
+import { startParseServer } from '../ceilings/http-parse.js';
+import { routeExists, type BenchSystem } from '../lib/system.js';
+import { FORMATS, type Format } from '../workload/conversation.js';
+import { ratio } from '../lib/stats.js';
+import type { BenchOptions } from '../options.js';
+
+export interface EdgeRow {
+  format: Format;
+  route: string;
+  /** Set when the route is absent: the row shows `n/a (not implemented)`. */
+  missing?: string;
+  ceiling?: Throughput;
+  ingest?: Throughput;
+  autocannon?: Throughput;
+  ingest_vs_parse_ceiling?: number;
+}
+
+let roundBase = 0x10000000;
+/** Disjoint replay-round ranges per measurement, so no two sends carry the same events. */
+export const nextRounds = () => (roundBase += 0x100000);
+
+/**
+ * Ingest edge per format at fixed concurrency, beside the bare parse ceiling on the same bodies,
+ * and the same load through autocannon. The stream role keeps consuming meanwhile, as in production.
+ */
+export async function measureEdge(sys: BenchSystem, o: BenchOptions, log: (s: string) => void): Promise<EdgeRow[]> {
+  const rows: EdgeRow[] = [];
+  const parse = await startParseServer();
+  try {
+    for (const format of FORMATS) {
+      const pool = buildPool(o.quick ? 8_000 : 30_000, { seed: o.seed + 100, formatWeights: onlyFormat(format) });
+      const first = pool.requests[0]!;
+      const row: EdgeRow = { format, route: first.route };
+      const probe = await routeExists(sys.ingestUrl + first.route, { headers: { 'content-type': first.contentType, authorization: `Bearer ${sys.keys[first.tenant]}` }, body: patchBody(first, nextRounds()) });
+      const spec = { pool: pool.requests, keys: sys.keys, concurrency: o.concurrency, durationMs: o.edgeSeconds * 1000 };
+      if (!o.skip.has('ceilings')) row.ceiling = throughput(await loadInWorker({ ...spec, baseUrl: parse.url, roundBase: 0, noPatch: true }));
+      if (!probe.exists) {
+        row.missing = `n/a (not implemented: ${probe.status || 'no answer'})`;
+      } else {
+        row.ingest = throughput(await loadInWorker({ ...spec, baseUrl: sys.ingestUrl, roundBase: nextRounds() }));
+        if (!o.skip.has('autocannon')) row.autocannon = throughput(await loadInWorker({ ...spec, baseUrl: sys.ingestUrl, roundBase: nextRounds() }, 'autocannon'));
+        row.ingest_vs_parse_ceiling = ratio(row.ingest.events_per_s, row.ceiling?.events_per_s ?? NaN);
+        await drain(sys, 30_000);
+      }
+      log(`edge ${format}: ingest ${row.ingest?.events_per_s ?? 'n/a'} ev/s, parse ceiling ${row.ceiling?.events_per_s ?? 'n/a'} ev/s`);
+      rows.push(row);
+    }
+  } finally {
+    await parse.close();
+  }
+  return rows;
+}
+
+/** Waits until the INGEST backlog is empty (or the timeout), so one measurement does not tax the next. */
+export async function drain(sys: BenchSystem, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const b = await sys.backlog();
+    if (!b || (b.pending === 0 && b.ackPending === 0)) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,0 +1,151 @@
+import type { Store } from '../../core/clickhouse.js';
+import { DEFAULT_CONVERSATION_OPTIONS, conversationAt, type ConversationOptions } from '../workload/conversation.js';
+import { zipfWeights } from '../workload/rng.js';
+import { insertRows, rowsFor } from '../ceilings/clickhouse.js';
+import { summarize, ratio, type LatencySummary } from '../lib/stats.js';
+import type { BenchSystem } from '../lib/system.js';
+import type { BenchOptions } from '../options.js';
+
+/** Mean wire events per generated conversation (measured on the default mix); sizes the dataset. */
+const EVENTS_PER_CONVERSATION = 31;
+const SPAN_MS = 10 * 86_400_000;
+
+export interface DatasetResult {
+  events: number;
+  rows: number;
+  conversations: number;
+  load_seconds: number;
+  load_events_per_s: number;
+}
+
+/**
+ * Loads the query dataset by bulk insert straight into the system's tables (events, messages,
+ * tool_calls, conversations), derived from the generator: the same conversations the workload
+ * sends, spread over the last 10 days. Much faster than ingesting them, and what makes 10M events
+ * practical; the rows follow bench/workload/rows.ts.
+ */
+export async function loadDataset(store: Store, o: BenchOptions, log: (s: string) => void): Promise<{ result: DatasetResult; opts: ConversationOptions }> {
+  const count = Math.max(1, Math.round(o.events / EVENTS_PER_CONVERSATION));
+  const opts: ConversationOptions = { ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 7, startMs: Date.now() - SPAN_MS, spacingMs: Math.max(1, Math.floor(SPAN_MS / count)) };
+  const t0 = performance.now();
+  let events = 0;
+  let rows = 0;
+  let done = 0;
+  const chunk = 2000;
+  for (let from = 0; from < count && events < o.events * 1.05; from += chunk) {
+    const part = rowsFor(opts, Math.min(chunk, count - from), from);
+    await insertRows(store.client, store.database, part.rows);
+    events += part.events;
+    rows += part.rows.events.length + part.rows.messages.length + part.rows.tool_calls.length + part.rows.conversations.length;
+    done = Math.min(count, from + chunk);
+    if ((from / chunk) % 25 === 0) log(`dataset: ${events} events loaded`);
+  }
+  const s = (performance.now() - t0) / 1000;
+  return { result: { events, rows, conversations: done, load_seconds: Math.round(s * 10) / 10, load_events_per_s: Math.round(events / s) }, opts: { ...opts, tenants: opts.tenants } };
+}
+
+export interface EndpointRow {
+  name: string;
+  path: string;
+  missing?: string;
+  status?: number;
+  api?: LatencySummary;
+  bare?: LatencySummary;
+  api_vs_bare_p99?: number;
+}
+
+type Bare = (store: Store) => Promise<unknown>;
+
+/** Endpoint paths of spec/data-api.md with parameters filled from the dataset, and their bare queries. */
+function endpoints(ctx: { tenant: string; longId: string; shortId: string; userId: string }): Array<{ name: string; path: string; bare?: Bare }> {
+  const p = { t: ctx.tenant };
+  const q = (sql: string, extra: Record<string, unknown> = {}) => (s: Store) => s.query(sql, { ...p, ...extra });
+  const listSql = (where: string) => `SELECT conversation_id, summary, message_count, first_ts, last_ts, environment FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String} ${where} ORDER BY last_ts DESC LIMIT 20`;
+  const countSql = (where: string) => `SELECT count() AS n FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String} ${where}`;
+  const both = (where: string, extra: Record<string, unknown> = {}): Bare => (s) => Promise.all([q(listSql(where), extra)(s), q(countSql(where), extra)(s)]);
+  const context = (id: string): Bare => q(`SELECT role, content, tool_calls, tool_results, ts FROM {{db}}.messages FINAL WHERE tenant_id = {t:String} AND conversation_id = {id:String} ORDER BY ts, seq, message_id`, { id });
+  const uuid = '00000000-0000-4000-8000-000000000000';
+  return [
+    { name: 'conversations', path: '/conversations', bare: both('') },
+    { name: 'conversations?search', path: '/conversations?search=deploy', bare: q(`SELECT conversation_id, count() AS hits FROM {{db}}.messages WHERE tenant_id = {t:String} AND positionCaseInsensitive(content, 'deploy') > 0 GROUP BY conversation_id ORDER BY max(ts) DESC LIMIT 20`) },
+    { name: 'conversations?user_id', path: `/conversations?user_id=${encodeURIComponent(ctx.userId)}`, bare: both('AND user_id = {u:String}', { u: ctx.userId }) },
+    { name: 'conversations?time_range=24h', path: '/conversations?time_range=24h', bare: both('AND last_ts >= now64(3) - INTERVAL 1 DAY') },
+    { name: 'context (long)', path: `/conversations/${encodeURIComponent(ctx.longId)}/context`, bare: context(ctx.longId) },
+    { name: 'context (short)', path: `/conversations/${encodeURIComponent(ctx.shortId)}/context`, bare: context(ctx.shortId) },
+    { name: 'step-scores', path: `/conversations/${encodeURIComponent(ctx.longId)}/step-scores` },
+    { name: 'world-state', path: `/conversations/${encodeURIComponent(ctx.longId)}/world-state` },
+    { name: 'world-state/replay', path: `/conversations/${encodeURIComponent(ctx.longId)}/world-state/replay` },
+    { name: 'world-state/snapshot', path: `/conversations/${encodeURIComponent(ctx.longId)}/world-state/snapshot?msg_index=0&block_index=0` },
+    {
+      name: 'overview', path: '/overview',
+      bare: (s) => Promise.all([
+        q(`SELECT countIf(last_ts >= now64(3) - INTERVAL 7 DAY) AS cur, countIf(last_ts < now64(3) - INTERVAL 7 DAY AND last_ts >= now64(3) - INTERVAL 14 DAY) AS prev FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String}`)(s),
+        q(`SELECT count() AS failures, uniqExact(conversation_id) AS convs, uniqExact(tool_name) AS tools FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND success = 0 AND ts >= now64(3) - INTERVAL 7 DAY`)(s),
+        q(`SELECT conversation_id, summary, last_ts FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String} AND last_ts >= now64(3) - INTERVAL 7 DAY ORDER BY last_ts DESC LIMIT 10`)(s),
+      ]),
+    },
+    { name: 'tool-failures', path: '/tool-failures', bare: q(`SELECT tool_name, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND ts >= now64(3) - INTERVAL 7 DAY GROUP BY tool_name ORDER BY failures DESC, calls DESC LIMIT 50`) },
+    { name: 'tool-failures/{tool}', path: '/tool-failures/Bash', bare: q(`SELECT toDate(ts) AS day, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND tool_name = 'Bash' AND ts >= now64(3) - INTERVAL 7 DAY GROUP BY day ORDER BY day`) },
+    { name: 'search', path: '/search?q=deploy', bare: q(`SELECT conversation_id, seq, substring(content, 1, 200) AS snippet FROM {{db}}.messages WHERE tenant_id = {t:String} AND hasToken(lower(content), 'deploy') ORDER BY ts DESC LIMIT 20`) },
+    { name: 'clusters', path: '/clusters' },
+    { name: 'clusters/{id}/conversations', path: '/clusters/none/conversations' },
+    { name: 'task-clusters/search', path: '/task-clusters/search?q=deploy' },
+    { name: 'problems', path: '/problems' },
+    { name: 'problems/{id}', path: `/problems/${uuid}` },
+    { name: 'problems/{id}/reports', path: `/problems/${uuid}/reports` },
+    { name: 'problems/{id}/conversations', path: `/problems/${uuid}/conversations` },
+    { name: 'problems/{id}/evidence', path: `/problems/${uuid}/evidence` },
+    { name: 'problems/{id}/feedback', path: `/problems/${uuid}/feedback` },
+  ];
+}
+
+async function timeIt(n: number, fn: () => Promise<unknown>): Promise<LatencySummary> {
+  for (let i = 0; i < Math.min(3, n); i++) await fn(); // warm-up
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+  }
+  return summarize(samples);
+}
+
+/** p50/p95/p99 of every data API endpoint (sequential requests, one client) beside its bare query. */
+export async function measureQueries(sys: BenchSystem, o: BenchOptions, opts: ConversationOptions, conversationsLoaded: number): Promise<EndpointRow[]> {
+  // a long and a short conversation of tenant t00 from the loaded range
+  let longId = '';
+  let shortId = '';
+  let userId = '';
+  let best = 0;
+  const weights = zipfWeights(opts.tenants, opts.tenantSkew);
+  for (let i = 0; i < Math.min(conversationsLoaded, 3000); i++) {
+    const c = conversationAt(opts, i, weights);
+    if (c.tenant !== 't00') continue;
+    userId ||= c.userId;
+    if (c.messages.length > best) [best, longId] = [c.messages.length, c.id];
+    if (!shortId && c.messages.length <= 4) shortId = c.id;
+  }
+  const key = sys.keys.t00!;
+  const rows: EndpointRow[] = [];
+  for (const e of endpoints({ tenant: 't00', longId, shortId: shortId || longId, userId })) {
+    const url = `${sys.queryUrl}/api/v1/data${e.path}`;
+    const get = async () => {
+      const r = await fetch(url, { headers: { 'x-api-key': key } });
+      await r.arrayBuffer();
+      return r.status;
+    };
+    const status = sys.queryUrl ? await get().catch(() => 0) : 0;
+    const row: EndpointRow = { name: e.name, path: e.path, status };
+    if (status === 404 || status === 405 || status === 501 || status === 0) {
+      row.missing = `n/a (not implemented: ${status || 'no answer'})`;
+    } else {
+      row.api = await timeIt(o.queryRequests, get);
+      if (e.bare) {
+        row.bare = await timeIt(o.queryRequests, () => e.bare!(sys.system.rt.store));
+        row.api_vs_bare_p99 = ratio(row.api.p99_ms, row.bare.p99_ms);
+      }
+    }
+    rows.push(row);
+  }
+  return rows;
+}

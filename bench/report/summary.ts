@@ -1,0 +1,96 @@
+import type { EdgeRow } from '../phases/edge.js';
+import type { E2eResult, FreshnessResult } from '../phases/e2e.js';
+import type { DatasetResult, EndpointRow } from '../phases/query.js';
+import type { MemoryResult } from '../phases/memory.js';
+import type { InsertCeiling } from '../ceilings/clickhouse.js';
+import type { BusCeiling } from '../ceilings/jetstream.js';
+
+/** The headline numbers every run carries; null where the figure was not measured. */
+export interface Summary {
+  e2e_events_per_s: number | null;
+  e2e_vs_insert_ceiling: number | null;
+  freshness_p50_ms: number | null;
+  freshness_p99_ms: number | null;
+  ingest_events_per_s: number | null;
+  query_p99_ms_max: number | null;
+  query_vs_bare_max: number | null;
+  rss_all_in_one_mb: number | null;
+  dataset_events: number | null;
+}
+
+export const SUMMARY_FIELDS: ReadonlyArray<keyof Summary> = [
+  'e2e_events_per_s', 'e2e_vs_insert_ceiling', 'freshness_p50_ms', 'freshness_p99_ms', 'ingest_events_per_s',
+  'query_p99_ms_max', 'query_vs_bare_max', 'rss_all_in_one_mb', 'dataset_events',
+];
+
+export interface Machine {
+  cpus: number;
+  model: string;
+  memory_gb: number;
+  node: string;
+  commit: string;
+  load_avg_start: number[];
+  load_avg_end?: number[];
+}
+
+export interface BenchResult {
+  version: 1;
+  label: string;
+  started_at: string;
+  duration_s: number;
+  options: Record<string, unknown>;
+  machine: Machine;
+  summary: Summary;
+  ceilings: { clickhouse_insert?: InsertCeiling; jetstream?: BusCeiling; http_parse_events_per_s?: number };
+  edge: EdgeRow[];
+  e2e?: E2eResult;
+  freshness?: FreshnessResult;
+  dataset?: DatasetResult;
+  query: EndpointRow[];
+  memory?: MemoryResult;
+  goals: GoalCheck[];
+  notes: string[];
+}
+
+const num = (v: number | undefined | null): number | null => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v * 1000) / 1000 : null);
+
+export function buildSummary(r: Omit<BenchResult, 'summary' | 'goals'>): Summary {
+  const edge = r.edge.filter((e) => e.ingest).map((e) => e.ingest!.events_per_s);
+  const live = r.query.filter((q) => q.api);
+  const e2e = r.e2e?.missing ? undefined : r.e2e?.max_sustained_events_per_s;
+  const insert = r.ceilings.clickhouse_insert?.events_per_s;
+  return {
+    e2e_events_per_s: num(e2e),
+    e2e_vs_insert_ceiling: num(e2e !== undefined && insert ? e2e / insert : undefined),
+    freshness_p50_ms: num(r.freshness?.latency?.p50_ms),
+    freshness_p99_ms: num(r.freshness?.latency?.p99_ms),
+    ingest_events_per_s: num(edge.length ? edge.reduce((a, b) => a + b, 0) / edge.length : undefined),
+    query_p99_ms_max: num(live.length ? Math.max(...live.map((q) => q.api!.p99_ms)) : undefined),
+    query_vs_bare_max: num(live.some((q) => Number.isFinite(q.api_vs_bare_p99)) ? Math.max(...live.map((q) => q.api_vs_bare_p99 ?? NaN).filter(Number.isFinite)) : undefined),
+    rss_all_in_one_mb: num(r.memory?.all_in_one_mb),
+    dataset_events: num(r.dataset?.events),
+  };
+}
+
+export interface GoalCheck {
+  goal: string;
+  target: number;
+  measured: number | null;
+  /** measured / target (for "at most" goals target / measured): ≥ 1 means met. */
+  score: number | null;
+  met: boolean | null;
+}
+
+/** The goals, checked against a summary: what was missed and by how much. */
+export function checkGoals(s: Summary): GoalCheck[] {
+  const atLeast = (goal: string, target: number, v: number | null): GoalCheck => ({ goal, target, measured: v, score: v === null ? null : Math.round((v / target) * 1000) / 1000, met: v === null ? null : v >= target });
+  const atMost = (goal: string, target: number, v: number | null): GoalCheck => ({ goal, target, measured: v, score: v === null ? null : Math.round((target / Math.max(v, 1e-9)) * 1000) / 1000, met: v === null ? null : v <= target });
+  return [
+    atLeast('end to end ≥ 100,000 events/s', 100_000, s.e2e_events_per_s),
+    atLeast('end to end ≥ 50% of the insert ceiling', 0.5, s.e2e_vs_insert_ceiling),
+    atMost('freshness p99 ≤ 2,000 ms at half the max rate', 2000, s.freshness_p99_ms),
+    atMost('every data API p99 ≤ 100 ms', 100, s.query_p99_ms_max),
+    atMost('every data API p99 ≤ 1.5× the bare query', 1.5, s.query_vs_bare_max),
+    atMost('all-in-one peak RSS ≤ 1,536 MB', 1536, s.rss_all_in_one_mb),
+  ];
+}

@@ -1,0 +1,49 @@
+import { formatTable, fmtNum } from './compare.js';
+import type { BenchResult } from './summary.js';
+
+const na = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? 'n/a' : fmtNum(v));
+
+/** The stdout report: ceilings, edge, end to end, freshness, queries, memory, summary and goals. */
+export function formatReport(r: BenchResult): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`Tracehouse bench ${r.label ? `"${r.label}" ` : ''}— ${m.commit} — ${m.cpus} × ${m.model}, ${m.memory_gb} GB, node ${m.node}`);
+  out.push(`load average at start ${m.load_avg_start.map((v) => v.toFixed(2)).join(' ')}, at end ${(m.load_avg_end ?? []).map((v) => v.toFixed(2)).join(' ')}; ${r.duration_s} s\n`);
+  const c = r.ceilings;
+  out.push('CEILINGS (same run, same machine)');
+  out.push(formatTable(['ceiling', 'events/s', 'detail'], [
+    ['ClickHouse bulk insert (same rows, same tables)', c.clickhouse_insert?.events_per_s ?? null, c.clickhouse_insert ? `${fmtNum(c.clickhouse_insert.rows_per_s)} rows/s over ${fmtNum(c.clickhouse_insert.rows)} rows` : 'n/a'],
+    ['JetStream publish (same batches)', c.jetstream?.publish_events_per_s ?? null, c.jetstream ? `${fmtNum(c.jetstream.publish_msgs_per_s)} msgs/s` : 'n/a'],
+    ['JetStream consume + ack', c.jetstream?.consume_events_per_s ?? null, c.jetstream ? `${fmtNum(c.jetstream.consume_msgs_per_s)} msgs/s` : 'n/a'],
+    ['bare node:http parse (mean of formats)', c.http_parse_events_per_s ?? null, ''],
+  ]));
+  out.push('\nINGEST EDGE (fixed concurrency; own client, then autocannon)');
+  out.push(formatTable(['format', 'req/s', 'events/s', 'p50 ms', 'p95 ms', 'p99 ms', 'vs parse', 'autocannon ev/s', 'ac p99'], r.edge.map((e) =>
+    e.missing
+      ? [e.format, e.missing, null, null, null, null, null, null, null]
+      : [e.format, e.ingest!.requests_per_s, e.ingest!.events_per_s, e.ingest!.p50_ms, e.ingest!.p95_ms, e.ingest!.p99_ms, e.ingest_vs_parse_ceiling ?? null, e.autocannon?.events_per_s ?? null, e.autocannon?.p99_ms ?? null],
+  )));
+  out.push('\nEND TO END (offered rate stepped; sustained = backlog bounded)');
+  if (r.e2e?.missing) out.push(`  ${r.e2e.missing}`);
+  if (r.e2e?.steps.length) {
+    out.push(formatTable(['offered ev/s', 'accepted ev/s', 'backlog max', 'drain ms', 'non-2xx', 'sustained'], r.e2e.steps.map((s) => [s.offered_events_per_s, s.accepted_events_per_s, s.backlog_max, s.drain_ms, s.non_2xx_share, s.bounded ? 'yes' : 'NO'])));
+  }
+  const f = r.freshness;
+  out.push(`\nFRESHNESS accepted → visible in the data API: ${f?.missing ?? (f?.latency ? `p50 ${na(f.latency.p50_ms)} ms, p99 ${na(f.latency.p99_ms)} ms over ${f.markers} markers (${f.timeouts} timeouts) at ${fmtNum(f.rate_events_per_s)} ev/s` : 'n/a')}`);
+  if (r.dataset) out.push(`\nQUERY dataset: ${fmtNum(r.dataset.events)} events (${fmtNum(r.dataset.rows)} rows, ${fmtNum(r.dataset.conversations)} conversations) bulk-loaded in ${r.dataset.load_seconds} s`);
+  out.push(formatTable(['endpoint', 'p50 ms', 'p95 ms', 'p99 ms', 'bare p50', 'bare p99', 'p99 vs bare'], r.query.map((q) =>
+    q.missing ? [q.name, q.missing, null, null, null, null, null] : [q.name, q.api!.p50_ms, q.api!.p95_ms, q.api!.p99_ms, q.bare?.p50_ms ?? null, q.bare?.p99_ms ?? null, q.api_vs_bare_p99 ?? null],
+  )));
+  if (r.memory) {
+    const mm = r.memory;
+    out.push('\nMEMORY peak RSS (VmHWM), roles run one after another on the dataset');
+    out.push(formatTable(['process', 'MB'], [['all-in-one (tracehouse start)', mm.all_in_one_mb], ['ingest alone', mm.ingest_mb], ['stream alone', mm.stream_mb], ['query alone', mm.query_mb], ['bench process (system in-process + clients)', mm.bench_process_mb]]));
+    for (const n of mm.notes) out.push(`  note: ${n}`);
+  }
+  out.push('\nSUMMARY');
+  out.push(formatTable(['figure', 'value'], Object.entries(r.summary).map(([k, v]) => [k, v]) as Array<[string, number | null]>));
+  out.push('\nGOALS (score ≥ 1 means met)');
+  out.push(formatTable(['goal', 'measured', 'score', 'met'], r.goals.map((g) => [g.goal, g.measured, g.score, g.met === null ? 'n/a' : g.met ? 'yes' : 'NO'])));
+  for (const n of r.notes) out.push(`note: ${n}`);
+  return out.join('\n');
+}

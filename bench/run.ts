@@ -1,0 +1,172 @@
+/**
+ * `npm run bench`: measures Tracehouse on this machine against ceilings measured in the same run
+ * (see bench/README.md). Prints a table, writes bench/results/<time>-<commit>.json and .svg, and
+ * latest.json / latest.svg. `--compare A B` prints two results side by side.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { projectRoot } from '../core/paths.js';
+import { parseArgs, UsageError, type BenchOptions } from './options.js';
+import { startBenchSystem } from './lib/system.js';
+import { buildPool } from './lib/pool.js';
+import { measureInsert, rowsFor } from './ceilings/clickhouse.js';
+import { measureJetStream } from './ceilings/jetstream.js';
+import { measureEdge } from './phases/edge.js';
+import { measureE2e, measureFreshness } from './phases/e2e.js';
+import { loadDataset, measureQueries } from './phases/query.js';
+import { measureMemory } from './phases/memory.js';
+import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
+import { buildSummary, checkGoals, type BenchResult, type Machine } from './report/summary.js';
+import { formatReport } from './report/text.js';
+import { renderSvg } from './report/svg.js';
+import { formatCompare } from './report/compare.js';
+
+const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+
+function machine(): Machine {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    if (dirty) commit += '+dirty';
+  } catch {
+    // not a git checkout
+  }
+  return { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, commit, load_avg_start: loadavg() };
+}
+
+/** Bus ceiling messages: the ceiling rows grouped per tenant into batches like the ingest role publishes. */
+function busBatches(events: Record<string, unknown>[], perBatch = 500): Array<{ subject: string; data: Uint8Array; events: number }> {
+  const byTenant = new Map<string, Record<string, unknown>[]>();
+  for (const e of events) {
+    const t = String(e.tenant_id);
+    const list = byTenant.get(t) ?? [];
+    list.push(e);
+    byTenant.set(t, list);
+  }
+  const out: Array<{ subject: string; data: Uint8Array; events: number }> = [];
+  for (const [tenant, list] of byTenant) {
+    for (let i = 0; i < list.length; i += perBatch) {
+      const part = list.slice(i, i + perBatch);
+      out.push({ subject: `${tenant}.logs`, data: Buffer.from(JSON.stringify({ v: 1, tenant_id: tenant, source: 'logs', request_id: `bench-${i}`, events: part })), events: part.length });
+    }
+  }
+  return out;
+}
+
+async function run(o: BenchOptions): Promise<BenchResult> {
+  const started = Date.now();
+  const m = machine();
+  const notes: string[] = [];
+  log(`starting the system in-process (${o.quick ? 'quick' : 'full'} run)`);
+  const sys = await startBenchSystem({ tenants: DEFAULT_CONVERSATION_OPTIONS.tenants });
+  const partial: Omit<BenchResult, 'summary' | 'goals'> = {
+    version: 1, label: o.label, started_at: new Date(started).toISOString(), duration_s: 0,
+    options: { quick: o.quick, events: o.events, seed: o.seed, concurrency: o.concurrency, edge_seconds: o.edgeSeconds, step_seconds: o.stepSeconds, skip: [...o.skip] },
+    machine: m, ceilings: {}, edge: [], query: [], notes,
+  };
+  let queryPaths: string[] = [];
+  const mixed = buildPool(o.quick ? 40_000 : 150_000, { seed: o.seed });
+  try {
+    if (!o.skip.has('ceilings')) {
+      const convs = Math.ceil(o.ceilingEvents / 31);
+      const { rows } = rowsFor({ ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 3 }, convs);
+      partial.ceilings.clickhouse_insert = await measureInsert(sys.system.rt.store.client, 'bench_ceiling', rows);
+      log(`ceiling insert: ${partial.ceilings.clickhouse_insert.events_per_s} events/s`);
+      partial.ceilings.jetstream = await measureJetStream(sys.system.rt.bus.nc, busBatches(rows.events));
+      log(`ceiling jetstream: publish ${partial.ceilings.jetstream.publish_events_per_s}, consume ${partial.ceilings.jetstream.consume_events_per_s} events/s`);
+    }
+    if (!o.skip.has('edge')) {
+      partial.edge = await measureEdge(sys, o, log);
+      const parse = partial.edge.filter((e) => e.ceiling).map((e) => e.ceiling!.events_per_s);
+      if (parse.length) partial.ceilings.http_parse_events_per_s = Math.round(parse.reduce((a, b) => a + b, 0) / parse.length);
+    }
+    if (!o.skip.has('e2e')) partial.e2e = await measureE2e(sys, o, mixed, log);
+    if (!o.skip.has('freshness')) {
+      const max = partial.e2e?.max_sustained_events_per_s;
+      const rate = max && Number.isFinite(max) ? Math.round(max / 2) : 2000;
+      if (!max || !Number.isFinite(max)) notes.push('freshness measured at 2,000 events/s: no sustained end-to-end rate was found');
+      partial.freshness = await measureFreshness(sys, o, mixed, rate);
+      log(`freshness: ${partial.freshness.missing ?? `p50 ${partial.freshness.latency?.p50_ms} ms, p99 ${partial.freshness.latency?.p99_ms} ms`}`);
+    }
+    if (!o.skip.has('query') || !o.skip.has('memory')) {
+      const { result, opts } = await loadDataset(sys.system.rt.store, o, log);
+      partial.dataset = result;
+      log(`dataset: ${result.events} events in ${result.load_seconds} s`);
+      if (!o.skip.has('query')) {
+        partial.query = await measureQueries(sys, o, opts, result.conversations);
+        queryPaths = partial.query.filter((q) => q.api).map((q) => q.path);
+      }
+    }
+  } finally {
+    await sys.system.stop();
+  }
+  try {
+    if (!o.skip.has('memory')) {
+      partial.memory = await measureMemory(sys.env, mixed, sys.keys, queryPaths, { loadSeconds: o.quick ? 4 : 10, concurrency: o.concurrency }, log);
+    }
+  } finally {
+    await sys.nats.stop();
+  }
+  m.load_avg_end = loadavg();
+  partial.duration_s = Math.round((Date.now() - started) / 1000);
+  const summary = buildSummary(partial);
+  return { ...partial, summary, goals: checkGoals(summary) };
+}
+
+function write(r: BenchResult, outDir: string): string {
+  const dir = resolve(projectRoot, outDir);
+  mkdirSync(dir, { recursive: true });
+  const stem = `${r.started_at.replace(/[:.]/g, '-')}-${r.machine.commit}`;
+  const json = JSON.stringify(r, null, 2);
+  const svg = renderSvg(r);
+  writeFileSync(join(dir, `${stem}.json`), json);
+  writeFileSync(join(dir, `${stem}.svg`), svg);
+  writeFileSync(join(dir, 'latest.json'), json);
+  writeFileSync(join(dir, 'latest.svg'), svg);
+  return join(dir, `${stem}.json`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let o: BenchOptions;
+  try {
+    o = parseArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n`);
+      return argv.includes('--help') || argv.includes('-h') ? 0 : 2;
+    }
+    throw err;
+  }
+  if (o.compare) {
+    const read = (p: string) => JSON.parse(readFileSync(resolve(process.cwd(), p), 'utf8')) as BenchResult;
+    const [a, b] = o.compare;
+    let ra: BenchResult;
+    let rb: BenchResult;
+    try {
+      ra = read(a);
+      rb = read(b);
+    } catch {
+      // paths relative to bench/ as the README writes them
+      ra = read(join(projectRoot, 'bench', a));
+      rb = read(join(projectRoot, 'bench', b));
+    }
+    process.stdout.write(formatCompare(ra, rb, [a, b]) + '\n');
+    return 0;
+  }
+  const r = await run(o);
+  const file = write(r, o.outDir);
+  process.stdout.write(formatReport(r) + '\n');
+  process.stdout.write(`\nwritten: ${file} (and latest.json, latest.svg)\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);
