@@ -7,6 +7,7 @@ import type { Bus } from '../core/nats.js';
 import type { KeyStore } from '../core/keys.js';
 import { createHttpApp, type RequestState } from '../core/http.js';
 import { createPublisher, type Publisher } from './publish.js';
+import { createPipelineRunner, type PipelineRunner } from './runner.js';
 import { createCounters, type RouteDeps } from './routes/common.js';
 import { otlpHandler } from './routes/otlp.js';
 import { hooksHandler } from './routes/hooks.js';
@@ -21,6 +22,8 @@ export interface IngestDeps {
   keys: KeyStore;
   /** Defaults to a JetStream publisher built from `bus` and `config.ingest`. */
   publisher?: Publisher;
+  /** Defaults to inline decoding for small bodies and a lazily created Piscina pool for large ones. */
+  runner?: PipelineRunner;
 }
 
 /** The ingest Koa app (no listen): spec/ingestion.md routes on top of the shared HTTP base. */
@@ -38,6 +41,7 @@ export function createIngestApp(deps: IngestDeps) {
   const rd: RouteDeps = {
     ...deps,
     publisher: deps.publisher ?? createPublisher(deps.bus, deps.metrics, deps.config.ingest),
+    runner: deps.runner ?? createPipelineRunner({ retryAfterSeconds: deps.config.ingest.retryAfterSeconds }),
     counters: createCounters(deps),
   };
   const router = new Router<RequestState>();

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Bus } from '../core/nats.js';
 import type { Metrics } from '../core/metrics.js';
 import { UnavailableError } from '../core/errors.js';
-import type { IngestBatch, IngestEvent, SourceRoute } from '../schemas/events.js';
+import type { SourceRoute } from '../schemas/events.js';
 import { ingestSubject, STREAMS } from '../schemas/subjects.js';
-import type { EventDraft } from './normalize/event.js';
+import type { PreparedEvent } from './pipeline.js';
 
 export interface PublisherOptions {
   publishTimeoutMs: number;
@@ -19,28 +19,34 @@ export interface PublisherOptions {
 export interface Publisher {
   /** Throws UnavailableError (503) when the bus cannot take the request now. */
   admit(): Promise<void>;
-  /** Publishes in batches and resolves once every batch is acknowledged; returns the stored events. */
-  publish(tenant: string, source: SourceRoute, requestId: string, drafts: EventDraft[]): Promise<IngestEvent[]>;
-  /** Bytes one event may take so a batch message fits the server's max_payload. */
+  /**
+   * Publishes in batches (IngestBatch, up to publishBatchEvents events and under max_payload)
+   * and resolves once every batch is acknowledged; returns each event's id, in order.
+   */
+  publish(tenant: string, source: SourceRoute, requestId: string, receiveTime: string, events: PreparedEvent[]): Promise<string[]>;
+  /** Bytes one serialized event may take so a batch message fits the server's max_payload. */
   maxEventBytes(): number;
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /**
- * Content-derived ids: the Nats-Msg-Id hashes tenant, source and the events without receive
- * time, so a retried request maps to the same messages (JetStream's duplicate window drops
- * them); event ids hash the message id and position, so they are stable across retries too.
+ * Content-derived ids: the Nats-Msg-Id hashes tenant, source and the serialized events (which
+ * exclude receive time), so a retried request maps to the same messages and JetStream's duplicate
+ * window drops them; event ids hash the message id and position, stable across retries too.
  */
-export function batchIds(tenant: string, source: SourceRoute, drafts: EventDraft[]): { msgId: string; eventIds: string[] } {
+export function batchIds(tenant: string, source: SourceRoute, events: Array<{ json: string }>): { msgId: string; eventIds: string[] } {
   const h = createHash('sha256').update(`${tenant}\n${source}\n`);
-  for (const d of drafts) {
-    const { receive_time: _r, ...rest } = d;
-    h.update(JSON.stringify(rest));
-    h.update('\n');
-  }
+  for (const e of events) h.update(e.json).update('\n');
   const msgId = h.digest('hex');
-  return { msgId, eventIds: drafts.map((_, i) => sha(`${msgId}:${i}`).slice(0, 32)) };
+  return { msgId, eventIds: events.map((_, i) => sha(`${msgId}:${i}`).slice(0, 32)) };
+}
+
+/** The IngestBatch JSON built from pre-serialized events (no second serialization of the events). */
+function batchJson(tenant: string, source: SourceRoute, requestId: string, receiveTime: string, events: PreparedEvent[], ids: string[]): string {
+  const head = `{"v":1,"tenant_id":${JSON.stringify(tenant)},"source":${JSON.stringify(source)},"request_id":${JSON.stringify(requestId)},"events":[`;
+  const rt = JSON.stringify(receiveTime);
+  return head + events.map((e, i) => `{"event_id":"${ids[i]}","receive_time":${rt},${e.json.slice(1)}`).join(',') + ']}';
 }
 
 export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptions): Publisher {
@@ -86,19 +92,17 @@ export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptio
       const max = bus.nc.info?.max_payload ?? 1024 * 1024;
       return Math.floor(max * 0.9) - 1024;
     },
-    async publish(tenant, source, requestId, drafts) {
-      if (drafts.length === 0) return [];
+    async publish(tenant, source, requestId, receiveTime, events) {
+      if (events.length === 0) return [];
       const started = process.hrtime.bigint();
-      const limit = this.maxEventBytes();
-      const groups = split(drafts, opts.publishBatchEvents, limit);
-      const stored: IngestEvent[] = [];
+      const groups = split(events, opts.publishBatchEvents, this.maxEventBytes());
+      const ids: string[] = [];
       const pending = groups.map((group) => {
         const { msgId, eventIds } = batchIds(tenant, source, group);
-        const events = group.map((d, i) => ({ event_id: eventIds[i]!, ...d }) as IngestEvent);
-        stored.push(...events);
-        const batch: IngestBatch = { v: 1, tenant_id: tenant, source, request_id: requestId, events };
+        ids.push(...eventIds);
+        const data = batchJson(tenant, source, requestId, receiveTime, group, eventIds);
         // msgID is sent as the Nats-Msg-Id header: the stream's duplicate window drops a retry
-        return bus.js.publish(ingestSubject(tenant, source), JSON.stringify(batch), { msgID: msgId, timeout: opts.publishTimeoutMs });
+        return bus.js.publish(ingestSubject(tenant, source), data, { msgID: msgId, timeout: opts.publishTimeoutMs });
       });
       try {
         await Promise.all(pending);
@@ -108,18 +112,18 @@ export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptio
       } finally {
         latency.observe({ source }, Number(process.hrtime.bigint() - started) / 1e9);
       }
-      return stored;
+      return ids;
     },
   };
 }
 
 /** Batches of at most `maxEvents` events and about `maxBytes` serialized bytes. */
-function split(drafts: EventDraft[], maxEvents: number, maxBytes: number): EventDraft[][] {
-  const out: EventDraft[][] = [];
-  let cur: EventDraft[] = [];
+function split(events: PreparedEvent[], maxEvents: number, maxBytes: number): PreparedEvent[][] {
+  const out: PreparedEvent[][] = [];
+  let cur: PreparedEvent[] = [];
   let bytes = 0;
-  for (const d of drafts) {
-    const size = Buffer.byteLength(JSON.stringify(d)) + 80;
+  for (const d of events) {
+    const size = Buffer.byteLength(d.json) + 120;
     if (cur.length && (cur.length >= maxEvents || bytes + size > maxBytes)) {
       out.push(cur);
       cur = [];

@@ -1,17 +1,19 @@
 import type { AppContext } from '../../core/http.js';
-import { AppError, UnavailableError } from '../../core/errors.js';
+import { AppError, BadRequestError, UnavailableError } from '../../core/errors.js';
 import type { Principal } from '../../core/keys.js';
 import type { AgentId, EventType, SourceRoute } from '../../schemas/events.js';
 import { AGENTS } from '../../schemas/events.js';
 import type { IngestDeps } from '../app.js';
-import { readBody } from '../body.js';
-import { UnknownAgentError } from '../errors.js';
-import type { EventDraft } from '../normalize/event.js';
+import { CorruptBodyError, readBody } from '../body.js';
+import { InvalidEnvelopeError, InvalidJsonError, UnknownAgentError } from '../errors.js';
+import type { PipelineTask, PreparedEvent } from '../pipeline.js';
 import type { Publisher } from '../publish.js';
+import type { PipelineRunner } from '../runner.js';
 
-/** Shared by every route: auth, body, publishing and counters. */
+/** Shared by every route: auth, body, pipeline, publishing and counters. */
 export interface RouteDeps extends IngestDeps {
   publisher: Publisher;
+  runner: PipelineRunner;
   counters: IngestCounters;
 }
 
@@ -25,14 +27,15 @@ export function createCounters(deps: Pick<IngestDeps, 'metrics'>): IngestCounter
   const rejected = deps.metrics.counter('ingest_events_rejected_total', 'Records or events rejected by agent, source and type (invalid, malformed, oversized)');
   return {
     accepted: (agent, source, type, n = 1) => accepted.inc({ agent, source, type }, n),
-    rejected: (agent, source, type, n = 1) => n > 0 && rejected.inc({ agent, source, type }, n),
-  } as IngestCounters;
+    rejected: (agent, source, type, n = 1) => {
+      if (n > 0) rejected.inc({ agent, source, type }, n);
+    },
+  };
 }
 
 /** `Authorization: Bearer <key>` with the ingest scope; the tenant comes from the key. */
-export async function authenticate(deps: IngestDeps, ctx: AppContext): Promise<Principal> {
-  const header = ctx.get('authorization');
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+export async function authenticate(deps: RouteDeps, ctx: AppContext): Promise<Principal> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
   try {
     return await deps.keys.authenticate(m?.[1], { scope: 'ingest' });
   } catch (err) {
@@ -48,22 +51,41 @@ export function agentParam(ctx: AppContext): AgentId {
   return agent as AgentId;
 }
 
-export async function body(deps: IngestDeps, ctx: AppContext): Promise<Buffer> {
-  return readBody(ctx.req, deps.config.ingest.maxBodyBytes);
+/**
+ * Reads the body (limits, decompression) and runs the pipeline; its 400s become the route's
+ * error shape (OTLP: invalid envelope; hooks and direct: invalid JSON body).
+ */
+export async function runRequest(
+  deps: RouteDeps,
+  ctx: AppContext,
+  task: Omit<PipelineTask, 'body' | 'receiveTime'>,
+): Promise<{ events: PreparedEvent[]; rejected: number; reasons: string[]; rejections: Array<{ index: number; reason: string }>; receiveTime: string }> {
+  const otlp = task.route !== 'hooks' && task.route !== 'ingest';
+  let body: Buffer;
+  try {
+    body = await readBody(ctx.req, deps.config.ingest.maxBodyBytes);
+  } catch (err) {
+    if (!(err instanceof CorruptBodyError)) throw err;
+    throw otlp ? new InvalidEnvelopeError('the compressed body does not inflate', { cause: err }) : new InvalidJsonError('the compressed body does not inflate', { cause: err });
+  }
+  const receiveTime = new Date().toISOString();
+  const result = await deps.runner.run({ ...task, body, receiveTime });
+  if (result.kind === 'bad_request') throw new BadRequestError(result.message, { code: result.code });
+  return { ...result, receiveTime };
 }
 
-/** Splits off events too large for one bus message (they are rejected, the rest published). */
-export function bySize(publisher: Publisher, drafts: Array<{ index: number; draft: EventDraft }>) {
+/** Splits off events too large for one bus message (rejected; the rest is published). */
+export function bySize(publisher: Publisher, events: PreparedEvent[]) {
   const limit = publisher.maxEventBytes();
-  const fit: typeof drafts = [];
-  const oversized: typeof drafts = [];
-  for (const d of drafts) (Buffer.byteLength(JSON.stringify(d.draft)) > limit ? oversized : fit).push(d);
+  const fit: PreparedEvent[] = [];
+  const oversized: PreparedEvent[] = [];
+  for (const e of events) (e.json.length > limit / 3 && Buffer.byteLength(e.json) > limit ? oversized : fit).push(e);
   return { fit, oversized, limit };
 }
 
-/** Publishes and counts; resolves only after every batch was acknowledged. */
-export async function publishDrafts(deps: RouteDeps, ctx: AppContext, tenant: string, source: SourceRoute, drafts: EventDraft[]) {
-  const stored = await deps.publisher.publish(tenant, source, ctx.state.requestId, drafts);
-  for (const e of stored) deps.counters.accepted(e.agent, source, e.type);
-  return stored;
+/** Publishes and counts; resolves only after every batch was acknowledged. Returns event ids in order. */
+export async function publishEvents(deps: RouteDeps, ctx: AppContext, tenant: string, source: SourceRoute, receiveTime: string, events: PreparedEvent[]) {
+  const ids = await deps.publisher.publish(tenant, source, ctx.state.requestId, receiveTime, events);
+  for (const e of events) deps.counters.accepted(e.agent, source, e.type);
+  return ids;
 }

@@ -1,42 +1,16 @@
 import type { AppContext } from '../../core/http.js';
 import type { AgentId, SourceRoute } from '../../schemas/events.js';
 import { BadRequestError } from '../../core/errors.js';
-import { bodyText, CorruptBodyError, otlpEncoding, type BodyEncoding } from '../body.js';
-import { InvalidEnvelopeError } from '../errors.js';
-import { decodeLogs, decodeMetrics, decodeSpans, type IdFormat } from '../otlp/decode-envelope.js';
-import { decodeProto, encodeProtoResponse, type Signal } from '../otlp/decode-proto.js';
-import type { Decoded } from '../otlp/types.js';
-import type { EventDraft, NormalizeContext } from '../normalize/event.js';
-import { normalizeLog } from '../normalize/logs.js';
-import { normalizeSpan } from '../normalize/spans.js';
-import { agentParam, authenticate, body, bySize, publishDrafts, type RouteDeps } from './common.js';
+import { otlpEncoding, type BodyEncoding } from '../body.js';
+import { encodeProtoResponse, type Signal } from '../otlp/decode-proto.js';
+import { agentParam, authenticate, bySize, runRequest, publishEvents, type RouteDeps } from './common.js';
 
 const REJECTED_KEY: Record<Signal, string> = { logs: 'rejectedLogRecords', traces: 'rejectedSpans', metrics: 'rejectedDataPoints' };
 const NOUN: Record<Signal, string> = { logs: 'log record', traces: 'span', metrics: 'data point' };
 
-/** Parses the envelope of either encoding into the OTLP/JSON shape. */
-async function envelope(deps: RouteDeps, ctx: AppContext, signal: Signal, encoding: BodyEncoding): Promise<{ value: unknown; ids: IdFormat }> {
-  let raw: Buffer;
-  try {
-    raw = await body(deps, ctx);
-  } catch (err) {
-    if (err instanceof CorruptBodyError) throw new InvalidEnvelopeError('the compressed body does not inflate', { cause: err });
-    throw err;
-  }
-  if (encoding === 'protobuf') return { value: decodeProto(signal, raw), ids: 'base64' };
-  const text = bodyText(raw);
-  if (text.trim() === '') return { value: {}, ids: 'hex' };
-  try {
-    return { value: JSON.parse(text), ids: 'hex' };
-  } catch (err) {
-    throw new InvalidEnvelopeError('the body is not valid JSON', { cause: err });
-  }
-}
-
+/** 200 with the Export*ServiceResponse in the request's encoding; partial success when something was rejected. */
 function respond(ctx: AppContext, signal: Signal, encoding: BodyEncoding, rejected: number, reasons: string[]): void {
-  const errorMessage = rejected
-    ? `${rejected} ${NOUN[signal]}${rejected === 1 ? '' : 's'} rejected: ${[...new Set(reasons)].join('; ')}`
-    : undefined;
+  const errorMessage = rejected ? `${rejected} ${NOUN[signal]}${rejected === 1 ? '' : 's'} rejected: ${[...new Set(reasons)].join('; ')}` : undefined;
   ctx.status = 200;
   if (encoding === 'protobuf') {
     ctx.type = 'application/x-protobuf';
@@ -60,25 +34,14 @@ export function otlpHandler(deps: RouteDeps, signal: Signal, opts: { agentRoute:
     }
     // a full bus refuses before the body is read: cheap for the client's retry and for us
     if (signal !== 'metrics') await deps.publisher.admit();
-    const { value, ids } = await envelope(deps, ctx, signal, encoding);
     const source = signal as SourceRoute;
-    if (signal === 'metrics') {
-      const m = decodeMetrics(value);
-      deps.counters.rejected(agent, source, 'metric', m.rejected);
-      return respond(ctx, signal, encoding, m.rejected, m.reasons);
-    }
-    const nctx: NormalizeContext = { tenant: principal.tenant, agent, source, receiveTime: new Date() };
-    const decoded: Decoded<unknown> = signal === 'logs' ? decodeLogs(value, ids) : decodeSpans(value, ids);
-    const drafts: Array<{ index: number; draft: EventDraft }> = decoded.items.map((item, index) => ({
-      index,
-      draft: signal === 'logs' ? normalizeLog(nctx, item as never, index) : normalizeSpan(nctx, item as never, index),
-    }));
-    const { fit, oversized, limit } = bySize(deps.publisher, drafts);
-    const reasons = [...decoded.reasons];
+    const out = await runRequest(deps, ctx, { route: source, agent, encoding, tenant: principal.tenant });
+    const { fit, oversized, limit } = bySize(deps.publisher, out.events);
+    const reasons = [...out.reasons];
     if (oversized.length) reasons.push(`${NOUN[signal]} larger than ${limit} bytes after normalization`);
-    deps.counters.rejected(agent, source, 'invalid', decoded.rejected);
-    for (const o of oversized) deps.counters.rejected(o.draft.agent, source, o.draft.type);
-    await publishDrafts(deps, ctx, principal.tenant, source, fit.map((f) => f.draft));
-    respond(ctx, signal, encoding, decoded.rejected + oversized.length, reasons);
+    deps.counters.rejected(agent, source, signal === 'metrics' ? 'metric' : 'invalid', out.rejected);
+    for (const o of oversized) deps.counters.rejected(o.agent, source, o.type);
+    await publishEvents(deps, ctx, principal.tenant, source, out.receiveTime, fit);
+    respond(ctx, signal, encoding, out.rejected + oversized.length, reasons);
   };
 }

@@ -191,6 +191,18 @@ test('a large request is published in batches of publishBatchEvents events', asy
   assert.is(ids.size, n);
 });
 
+test('a body over the offload threshold is decoded on a worker thread with the same result', async () => {
+  const n = 4000;
+  const hooks = Array.from({ length: n }, (_, i) => ({ hook: 'PreToolUse', session_id: 'big', tool_name: 'Bash', command: `echo ${'x'.repeat(200)} PASSWORD=hunter22`, timestamp: 1767225600 + i }));
+  const body = JSON.stringify(hooks);
+  assert.ok(body.length > 512 * 1024);
+  const r = await post('/v1/otel/agent-a/hooks', body, { 'content-type': 'application/json' });
+  assert.equal([r.body.count, r.body.malformed], [n, 0]);
+  const events = await readEvents(ts);
+  assert.is(events.length, n);
+  assert.is(events[0]!.tool!.command, `echo ${'x'.repeat(200)} PASSWORD=[REDACTED]`);
+});
+
 test('hooks: object or array; B/C timestamps required and parseable, counted in malformed; hook_event_name accepted', async () => {
   const a = await post('/v1/otel/agent-a/hooks', { hook_event_name: 'UserPromptSubmit', session_id: 's', prompt: 'hi', cwd: '/x', extra: 1 });
   assert.equal([a.body.success, a.body.count, a.body.malformed], [true, 1, 0]);

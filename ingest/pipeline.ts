@@ -1,0 +1,121 @@
+import type { AgentId, Environment, EventType, SourceRoute } from '../schemas/events.js';
+import { AppError } from '../core/errors.js';
+import { bodyText } from './body.js';
+import { InvalidEnvelopeError, InvalidJsonError } from './errors.js';
+import { decodeLogs, decodeMetrics, decodeSpans, type IdFormat } from './otlp/decode-envelope.js';
+import { decodeProto } from './otlp/decode-proto.js';
+import type { EventDraft, NormalizeContext } from './normalize/event.js';
+import { normalizeLog } from './normalize/logs.js';
+import { normalizeSpan } from './normalize/spans.js';
+import { normalizeHook } from './normalize/hooks.js';
+import { normalizeDirect } from './normalize/direct.js';
+import { check } from './validate.js';
+
+/**
+ * The CPU-heavy part of a request — parse, decode, validate, normalize, serialize — as one pure
+ * function of the body. It runs inline for small bodies and on a Piscina worker for large ones
+ * (docs/ingestion.md "Decoding off the event loop"), so it takes and returns plain data only.
+ */
+export interface PipelineTask {
+  route: SourceRoute;
+  agent: AgentId;
+  encoding: 'json' | 'protobuf';
+  body: Uint8Array;
+  tenant: string;
+  /** ISO 8601 */
+  receiveTime: string;
+}
+
+/** One normalized event serialized without `event_id` and `receive_time` (added at publish). */
+export interface PreparedEvent {
+  index: number;
+  json: string;
+  agent: AgentId;
+  type: EventType;
+  messageId?: string;
+}
+
+export type PipelineResult =
+  | {
+      kind: 'ok';
+      events: PreparedEvent[];
+      /** OTLP: records that failed decoding; hooks: malformed payloads; direct: rejected events. */
+      rejected: number;
+      reasons: string[];
+      rejections: Array<{ index: number; reason: string }>;
+    }
+  | { kind: 'bad_request'; code: string; message: string };
+
+function serialize(d: EventDraft, index: number): PreparedEvent {
+  const { receive_time: _r, ...rest } = d;
+  return { index, json: JSON.stringify(rest), agent: d.agent, type: d.type, ...(d.message ? { messageId: d.message.message_id } : {}) };
+}
+
+function parseJson(task: PipelineTask, otlp: boolean): unknown {
+  const text = bodyText(Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength));
+  if (otlp && text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    if (otlp) throw new InvalidEnvelopeError('the body is not valid JSON');
+    throw new InvalidJsonError((err as Error).message.slice(0, 200));
+  }
+}
+
+function otlp(task: PipelineTask, ctx: NormalizeContext): PipelineResult {
+  const signal = task.route as 'logs' | 'traces' | 'metrics';
+  const ids: IdFormat = task.encoding === 'protobuf' ? 'base64' : 'hex';
+  const value = task.encoding === 'protobuf' ? decodeProto(signal, Buffer.from(task.body)) : parseJson(task, true);
+  if (signal === 'metrics') {
+    const m = decodeMetrics(value);
+    return { kind: 'ok', events: [], rejected: m.rejected, reasons: m.reasons, rejections: [] };
+  }
+  if (signal === 'logs') {
+    const d = decodeLogs(value, ids);
+    return { kind: 'ok', events: d.items.map((r, i) => serialize(normalizeLog(ctx, r, i), i)), rejected: d.rejected, reasons: d.reasons, rejections: [] };
+  }
+  const d = decodeSpans(value, ids);
+  return { kind: 'ok', events: d.items.map((s, i) => serialize(normalizeSpan(ctx, s, i), i)), rejected: d.rejected, reasons: d.reasons, rejections: [] };
+}
+
+function hooks(task: PipelineTask, ctx: NormalizeContext): PipelineResult {
+  const parsed = parseJson(task, false);
+  const payloads = Array.isArray(parsed) ? parsed : [parsed];
+  const events: PreparedEvent[] = [];
+  const rejections: Array<{ index: number; reason: string }> = [];
+  payloads.forEach((p, index) => {
+    const invalid = p && typeof p === 'object' && !Array.isArray(p) ? check('hook', p) : 'hook payload must be an object';
+    const out = invalid ? ({ kind: 'malformed', reason: invalid } as const) : normalizeHook(ctx, p, index);
+    if (out.kind === 'event') events.push(serialize(out.event, index));
+    else rejections.push({ index, reason: out.reason });
+  });
+  return { kind: 'ok', events, rejected: rejections.length, reasons: [], rejections };
+}
+
+function direct(task: PipelineTask, ctx: NormalizeContext): PipelineResult {
+  const parsed = parseJson(task, false);
+  const invalid = check('envelope', parsed);
+  if (invalid) return { kind: 'bad_request', code: 'invalid_envelope', message: `invalid ingest envelope: ${invalid}` };
+  const env = parsed as { environment?: Environment; events: unknown[] };
+  const dctx = { ...ctx, environment: env.environment };
+  const events: PreparedEvent[] = [];
+  const rejections: Array<{ index: number; reason: string }> = [];
+  env.events.forEach((raw, index) => {
+    const out = normalizeDirect(dctx, raw, index);
+    if (out.kind === 'event') events.push(serialize(out.event, index));
+    else rejections.push({ index, reason: out.reason });
+  });
+  return { kind: 'ok', events, rejected: rejections.length, reasons: [], rejections };
+}
+
+export function runPipeline(task: PipelineTask): PipelineResult {
+  const ctx: NormalizeContext = { tenant: task.tenant, agent: task.agent, source: task.route, receiveTime: new Date(task.receiveTime) };
+  try {
+    if (task.route === 'hooks') return hooks(task, ctx);
+    if (task.route === 'ingest') return direct(task, ctx);
+    return otlp(task, ctx);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 400) return { kind: 'bad_request', code: err.code, message: err.message };
+    throw err;
+  }
+}
