@@ -9,11 +9,14 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectRoot } from '../core/paths.js';
 import { parseArgs, UsageError, type BenchOptions } from './options.js';
-import { startBenchSystem } from './lib/system.js';
+import { prepareBench, startBenchSystem } from './lib/system.js';
 import { buildPool } from './lib/pool.js';
 import { measureInsert, rowsFor } from './ceilings/clickhouse.js';
 import { measureJetStream } from './ceilings/jetstream.js';
-import { measureEdge } from './phases/edge.js';
+import { measureEdge, measureParseCeilings } from './phases/edge.js';
+import { createStore } from '../core/clickhouse.js';
+import { loadConfig } from '../core/config.js';
+import { connect } from '@nats-io/transport-node';
 import { measureE2e, measureFreshness } from './phases/e2e.js';
 import { loadDataset, measureQueries } from './phases/query.js';
 import { measureMemory } from './phases/memory.js';
@@ -60,29 +63,42 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   const started = Date.now();
   const m = machine();
   const notes: string[] = [];
+  const base = await prepareBench();
+  const ceilings: BenchResult['ceilings'] = {};
+  let parseCeilings: Awaited<ReturnType<typeof measureParseCeilings>> = {};
+  if (!o.skip.has('ceilings')) {
+    // ceilings first, before the system starts: nothing else of ours competes for the cores
+    const convs = Math.ceil(o.ceilingEvents / 31);
+    const { rows } = rowsFor({ ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 3 }, convs);
+    const store = createStore(loadConfig({ DATA_DIR: base.dataDir }));
+    try {
+      ceilings.clickhouse_insert = await measureInsert(store.client, 'bench_ceiling', rows);
+    } finally {
+      await store.close();
+    }
+    log(`ceiling insert: ${ceilings.clickhouse_insert.events_per_s} events/s`);
+    const nc = await connect({ servers: base.nats.url });
+    ceilings.jetstream = await measureJetStream(nc, busBatches(rows.events));
+    await nc.close();
+    log(`ceiling jetstream: publish ${ceilings.jetstream.publish_events_per_s}, consume ${ceilings.jetstream.consume_events_per_s} events/s`);
+    if (!o.skip.has('edge')) {
+      parseCeilings = await measureParseCeilings(o);
+      const parse = Object.values(parseCeilings).map((t) => t!.events_per_s);
+      ceilings.http_parse_events_per_s = Math.round(parse.reduce((a, b) => a + b, 0) / Math.max(1, parse.length));
+      log(`ceiling http parse: ${ceilings.http_parse_events_per_s} events/s (mean of formats)`);
+    }
+  }
   log(`starting the system in-process (${o.quick ? 'quick' : 'full'} run)`);
-  const sys = await startBenchSystem({ tenants: DEFAULT_CONVERSATION_OPTIONS.tenants });
+  const sys = await startBenchSystem({ tenants: DEFAULT_CONVERSATION_OPTIONS.tenants, base });
   const partial: Omit<BenchResult, 'summary' | 'goals'> = {
     version: 1, label: o.label, started_at: new Date(started).toISOString(), duration_s: 0,
     options: { quick: o.quick, events: o.events, seed: o.seed, concurrency: o.concurrency, edge_seconds: o.edgeSeconds, step_seconds: o.stepSeconds, skip: [...o.skip] },
-    machine: m, ceilings: {}, edge: [], query: [], notes,
+    machine: m, ceilings, edge: [], query: [], notes,
   };
   let queryPaths: string[] = [];
   const mixed = buildPool(o.quick ? 40_000 : 150_000, { seed: o.seed });
   try {
-    if (!o.skip.has('ceilings')) {
-      const convs = Math.ceil(o.ceilingEvents / 31);
-      const { rows } = rowsFor({ ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 3 }, convs);
-      partial.ceilings.clickhouse_insert = await measureInsert(sys.system.rt.store.client, 'bench_ceiling', rows);
-      log(`ceiling insert: ${partial.ceilings.clickhouse_insert.events_per_s} events/s`);
-      partial.ceilings.jetstream = await measureJetStream(sys.system.rt.bus.nc, busBatches(rows.events));
-      log(`ceiling jetstream: publish ${partial.ceilings.jetstream.publish_events_per_s}, consume ${partial.ceilings.jetstream.consume_events_per_s} events/s`);
-    }
-    if (!o.skip.has('edge')) {
-      partial.edge = await measureEdge(sys, o, log);
-      const parse = partial.edge.filter((e) => e.ceiling).map((e) => e.ceiling!.events_per_s);
-      if (parse.length) partial.ceilings.http_parse_events_per_s = Math.round(parse.reduce((a, b) => a + b, 0) / parse.length);
-    }
+    if (!o.skip.has('edge')) partial.edge = await measureEdge(sys, o, parseCeilings, log);
     if (!o.skip.has('e2e')) partial.e2e = await measureE2e(sys, o, mixed, log);
     if (!o.skip.has('freshness')) {
       const max = partial.e2e?.max_sustained_events_per_s;
@@ -96,7 +112,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       partial.dataset = result;
       log(`dataset: ${result.events} events in ${result.load_seconds} s`);
       if (!o.skip.has('query')) {
-        partial.query = await measureQueries(sys, o, opts, result.conversations);
+        partial.query = await measureQueries(sys, o, opts, result.conversations, log);
         queryPaths = partial.query.filter((q) => q.api).map((q) => q.path);
       }
     }

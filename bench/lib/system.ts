@@ -23,13 +23,24 @@ export interface BenchSystem {
   backlog(): Promise<{ pending: number; ackPending: number; delivered: number } | undefined>;
 }
 
+export interface BenchBase {
+  dataDir: string;
+  nats: ManagedNats;
+}
+
+/** The temp DATA_DIR and the bench-owned nats-server (free port), before the system starts. */
+export async function prepareBench(): Promise<BenchBase> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'th-bench-'));
+  const nats = await startManagedNats({ storeDir: join(dataDir, 'nats-bench'), bin: process.env.NATS_SERVER_BIN || 'nats-server' });
+  return { dataDir, nats };
+}
+
 /**
  * The whole system in this process, as `tracehouse start` runs it, on a temp DATA_DIR, a
  * bench-owned nats-server on a free port and HTTP ports 0, with a known bootstrap key.
  */
-export async function startBenchSystem(opts: { tenants: number; env?: Record<string, string> }): Promise<BenchSystem> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'th-bench-'));
-  const nats = await startManagedNats({ storeDir: join(dataDir, 'nats-bench'), bin: process.env.NATS_SERVER_BIN || 'nats-server' });
+export async function startBenchSystem(opts: { tenants: number; env?: Record<string, string>; base?: BenchBase }): Promise<BenchSystem> {
+  const { dataDir, nats } = opts.base ?? (await prepareBench());
   const adminKey = `bench-bootstrap-${randomBytes(12).toString('hex')}`;
   const env: Record<string, string> = {
     DATA_DIR: dataDir,

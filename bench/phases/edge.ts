@@ -25,17 +25,32 @@ export const nextRounds = () => (roundBase += 0x100000);
  * Ingest edge per format at fixed concurrency, beside the bare parse ceiling on the same bodies,
  * and the same load through autocannon. The stream role keeps consuming meanwhile, as in production.
  */
-export async function measureEdge(sys: BenchSystem, o: BenchOptions, log: (s: string) => void): Promise<EdgeRow[]> {
-  const rows: EdgeRow[] = [];
+const edgePool = (o: BenchOptions, format: Format) => buildPool(o.quick ? 8_000 : 30_000, { seed: o.seed + 100, formatWeights: onlyFormat(format) });
+
+/** The bare parse ceiling of every format, measured before the system starts (nothing else running). */
+export async function measureParseCeilings(o: BenchOptions): Promise<Partial<Record<Format, Throughput>>> {
+  const out: Partial<Record<Format, Throughput>> = {};
   const parse = await startParseServer();
   try {
     for (const format of FORMATS) {
-      const pool = buildPool(o.quick ? 8_000 : 30_000, { seed: o.seed + 100, formatWeights: onlyFormat(format) });
+      const pool = edgePool(o, format);
+      out[format] = throughput(await loadInWorker({ pool: pool.requests, keys: { '*': 'ceiling' }, concurrency: o.concurrency, durationMs: o.edgeSeconds * 1000, baseUrl: parse.url, roundBase: 0, noPatch: true }));
+    }
+  } finally {
+    await parse.close();
+  }
+  return out;
+}
+
+export async function measureEdge(sys: BenchSystem, o: BenchOptions, ceilings: Partial<Record<Format, Throughput>>, log: (s: string) => void): Promise<EdgeRow[]> {
+  const rows: EdgeRow[] = [];
+  {
+    for (const format of FORMATS) {
+      const pool = edgePool(o, format);
       const first = pool.requests[0]!;
-      const row: EdgeRow = { format, route: first.route };
+      const row: EdgeRow = { format, route: first.route, ceiling: ceilings[format] };
       const probe = await routeExists(sys.ingestUrl + first.route, { headers: { 'content-type': first.contentType, authorization: `Bearer ${sys.keys[first.tenant]}` }, body: patchBody(first, nextRounds()) });
       const spec = { pool: pool.requests, keys: sys.keys, concurrency: o.concurrency, durationMs: o.edgeSeconds * 1000 };
-      if (!o.skip.has('ceilings')) row.ceiling = throughput(await loadInWorker({ ...spec, baseUrl: parse.url, roundBase: 0, noPatch: true }));
       if (!probe.exists) {
         row.missing = `n/a (not implemented: ${probe.status || 'no answer'})`;
       } else {
@@ -47,8 +62,6 @@ export async function measureEdge(sys: BenchSystem, o: BenchOptions, log: (s: st
       log(`edge ${format}: ingest ${row.ingest?.events_per_s ?? 'n/a'} ev/s, parse ceiling ${row.ceiling?.events_per_s ?? 'n/a'} ev/s`);
       rows.push(row);
     }
-  } finally {
-    await parse.close();
   }
   return rows;
 }

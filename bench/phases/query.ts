@@ -99,10 +99,13 @@ function endpoints(ctx: { tenant: string; longId: string; shortId: string; userI
   ];
 }
 
-async function timeIt(n: number, fn: () => Promise<unknown>): Promise<LatencySummary> {
+/** n timed calls after 3 warm-ups; stops early (at ≥ 5 samples) once `budgetMs` is spent. */
+async function timeIt(n: number, fn: () => Promise<unknown>, budgetMs: number): Promise<LatencySummary> {
   for (let i = 0; i < Math.min(3, n); i++) await fn(); // warm-up
   const samples: number[] = [];
+  const until = performance.now() + budgetMs;
   for (let i = 0; i < n; i++) {
+    if (i >= 5 && performance.now() > until) break;
     const t0 = performance.now();
     await fn();
     samples.push(performance.now() - t0);
@@ -111,7 +114,8 @@ async function timeIt(n: number, fn: () => Promise<unknown>): Promise<LatencySum
 }
 
 /** p50/p95/p99 of every data API endpoint (sequential requests, one client) beside its bare query. */
-export async function measureQueries(sys: BenchSystem, o: BenchOptions, opts: ConversationOptions, conversationsLoaded: number): Promise<EndpointRow[]> {
+export async function measureQueries(sys: BenchSystem, o: BenchOptions, opts: ConversationOptions, conversationsLoaded: number, log: (s: string) => void): Promise<EndpointRow[]> {
+  const budgetMs = o.quick ? 4000 : 20_000;
   // a long and a short conversation of tenant t00 from the loaded range
   let longId = '';
   let shortId = '';
@@ -139,12 +143,13 @@ export async function measureQueries(sys: BenchSystem, o: BenchOptions, opts: Co
     if (status === 404 || status === 405 || status === 501 || status === 0) {
       row.missing = `n/a (not implemented: ${status || 'no answer'})`;
     } else {
-      row.api = await timeIt(o.queryRequests, get);
+      row.api = await timeIt(o.queryRequests, get, budgetMs);
       if (e.bare) {
-        row.bare = await timeIt(o.queryRequests, () => e.bare!(sys.system.rt.store));
+        row.bare = await timeIt(o.queryRequests, () => e.bare!(sys.system.rt.store), budgetMs);
         row.api_vs_bare_p99 = ratio(row.api.p99_ms, row.bare.p99_ms);
       }
     }
+    log(`query ${e.name}: ${row.missing ?? `p99 ${row.api!.p99_ms} ms (${row.api!.count} requests), bare p99 ${row.bare?.p99_ms ?? 'n/a'} ms`}`);
     rows.push(row);
   }
   return rows;

@@ -1,0 +1,139 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compareResults, formatTable, fmtNum } from '../../../bench/report/compare.js';
+import { buildSummary, checkGoals, SUMMARY_FIELDS, type BenchResult } from '../../../bench/report/summary.js';
+import { renderSvg } from '../../../bench/report/svg.js';
+import { formatReport } from '../../../bench/report/text.js';
+import { parseArgs, UsageError } from '../../../bench/options.js';
+import { percentile, summarize, ratio } from '../../../bench/lib/stats.js';
+import { patchBody, variantSlots } from '../../../bench/lib/pool.js';
+
+const lat = (p99: number) => ({ count: 10, p50_ms: p99 / 2, p95_ms: p99 * 0.9, p99_ms: p99, max_ms: p99 });
+const tp = (events: number) => ({ ...lat(10), requests_per_s: events / 50, events_per_s: events, mb_per_s: 1, ok_share: 1, statuses: { 200: 10 } });
+
+function fixture(): BenchResult {
+  const partial: Omit<BenchResult, 'summary' | 'goals'> = {
+    version: 1, label: 'x', started_at: '2026-01-01T00:00:00.000Z', duration_s: 100, options: {},
+    machine: { cpus: 2, model: 'cpu', memory_gb: 24, node: 'v20', commit: 'abc', load_avg_start: [1, 1, 1], load_avg_end: [2, 2, 2] },
+    ceilings: { clickhouse_insert: { events: 1000, rows: 3000, seconds: 0.01, events_per_s: 200_000, rows_per_s: 600_000 } },
+    edge: [
+      { format: 'direct', route: '/v1/ingest', ingest: tp(40_000), ceiling: tp(80_000), ingest_vs_parse_ceiling: 0.5 },
+      { format: 'hooks-a', route: '/v1/otel/agent-a/hooks', ingest: tp(20_000) },
+      { format: 'otlp-json-b', route: '/v1/otel/agent-b/logs', missing: 'n/a (not implemented: 404)' },
+    ],
+    e2e: { steps: [], max_sustained_events_per_s: 50_000 },
+    freshness: { rate_events_per_s: 25_000, markers: 10, timeouts: 0, latency: lat(900) },
+    dataset: { events: 1_000_000, rows: 2_000_000, conversations: 30_000, load_seconds: 10, load_events_per_s: 100_000 },
+    query: [
+      { name: 'conversations', path: '/conversations', api: lat(40), bare: lat(20), api_vs_bare_p99: 2 },
+      { name: 'overview', path: '/overview', api: lat(120) },
+      { name: 'problems', path: '/problems', missing: 'n/a (not implemented: 404)' },
+    ],
+    memory: { all_in_one_mb: 900, ingest_mb: 300, stream_mb: 500, query_mb: 400, bench_process_mb: 1200, notes: [] },
+    notes: [],
+  };
+  const summary = buildSummary(partial);
+  return { ...partial, summary, goals: checkGoals(summary) };
+}
+
+test('summary has exactly the documented numeric fields', () => {
+  const r = fixture();
+  assert.equal(Object.keys(r.summary).sort(), [...SUMMARY_FIELDS].sort());
+  assert.equal(r.summary, {
+    e2e_events_per_s: 50_000, e2e_vs_insert_ceiling: 0.25, freshness_p50_ms: 450, freshness_p99_ms: 900,
+    ingest_events_per_s: 30_000, query_p99_ms_max: 120, query_vs_bare_max: 2, rss_all_in_one_mb: 900, dataset_events: 1_000_000,
+  });
+});
+
+test('missing figures are null, never NaN (JSON keeps them)', () => {
+  const r = fixture();
+  const s = buildSummary({ ...r, e2e: { missing: 'n/a', steps: [], max_sustained_events_per_s: NaN }, memory: undefined, query: [] });
+  assert.is(s.e2e_events_per_s, null);
+  assert.is(s.e2e_vs_insert_ceiling, null);
+  assert.is(s.rss_all_in_one_mb, null);
+  assert.is(s.query_p99_ms_max, null);
+  assert.ok(JSON.stringify(s).includes('"e2e_events_per_s":null'));
+});
+
+test('goals say what was missed and by how much', () => {
+  const g = fixture().goals;
+  const e2e = g.find((x) => x.goal.startsWith('end to end ≥ 100'))!;
+  assert.is(e2e.met, false);
+  assert.is(e2e.score, 0.5);
+  const fresh = g.find((x) => x.goal.startsWith('freshness'))!;
+  assert.is(fresh.met, true);
+  const q = g.find((x) => x.goal.includes('p99 ≤ 100 ms'))!;
+  assert.is(q.met, false);
+  assert.is(q.score, 0.833);
+});
+
+test('compare: side by side with B/A ratios, per format and per endpoint', () => {
+  const a = fixture();
+  const b = fixture();
+  b.summary = { ...b.summary, e2e_events_per_s: 75_000, rss_all_in_one_mb: null };
+  b.edge = [{ ...b.edge[0]!, ingest: tp(20_000) }];
+  const rows = compareResults(a, b);
+  const by = (n: string) => rows.find((r) => r.name === n)!;
+  assert.equal(by('e2e_events_per_s'), { name: 'e2e_events_per_s', a: 50_000, b: 75_000, ratio: 1.5 });
+  assert.equal(by('rss_all_in_one_mb'), { name: 'rss_all_in_one_mb', a: 900, b: null, ratio: null });
+  assert.is(by('edge direct events/s').ratio, 0.5);
+  assert.is(by('edge hooks-a events/s').b, null);
+  assert.is(by('query conversations p99 ms').ratio, 1);
+  assert.not.ok(rows.some((r) => r.name === 'query problems p99 ms'));
+});
+
+test('table formatting: aligned columns, n/a for missing', () => {
+  const t = formatTable(['name', 'value'], [['a', 1234567], ['bb', null], ['c', 0.12345]]);
+  const lines = t.split('\n');
+  assert.is(lines.length, 5);
+  assert.ok(lines[2]!.endsWith('1,234,567'));
+  assert.ok(lines[3]!.endsWith('n/a'));
+  assert.ok(lines[4]!.endsWith('0.123'));
+  assert.ok(new Set(lines.map((l) => l.length)).size === 1);
+  assert.is(fmtNum(12), '12');
+});
+
+test('report and SVG render every section, n/a rows included', () => {
+  const r = fixture();
+  const text = formatReport(r);
+  for (const s of ['CEILINGS', 'INGEST EDGE', 'END TO END', 'FRESHNESS', 'QUERY', 'MEMORY', 'SUMMARY', 'GOALS', 'n/a (not implemented: 404)']) assert.ok(text.includes(s), s);
+  const svg = renderSvg(r);
+  assert.ok(svg.startsWith('<svg') && svg.trim().endsWith('</svg>'));
+  assert.ok(svg.includes('ingest edge direct') && svg.includes('conversations (bare query)'));
+  assert.not.ok(svg.includes('NaN'));
+});
+
+test('options: defaults, quick, errors', () => {
+  assert.is(parseArgs([]).events, 1_000_000);
+  const q = parseArgs(['--quick', '--events', '10_000_000', '--skip', 'memory,autocannon']);
+  assert.is(q.quick, true);
+  assert.is(q.events, 10_000_000);
+  assert.ok(q.skip.has('memory') && q.skip.has('autocannon'));
+  assert.equal(parseArgs(['--compare', 'a.json', 'b.json']).compare, ['a.json', 'b.json']);
+  assert.throws(() => parseArgs(['--frobnicate']), (e: unknown) => e instanceof UsageError);
+  assert.throws(() => parseArgs(['--skip', 'nope']), (e: unknown) => e instanceof UsageError);
+  assert.throws(() => parseArgs(['--compare', 'a.json']), (e: unknown) => e instanceof UsageError);
+});
+
+test('stats: nearest-rank percentiles and ratios', () => {
+  const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+  assert.is(percentile(xs, 50), 50);
+  assert.is(percentile(xs, 99), 99);
+  assert.equal(summarize([3, 1, 2]).p50_ms, 2);
+  assert.ok(Number.isNaN(ratio(1, 0)));
+});
+
+test('pool: replay rounds rewrite the id slot in place, same length', () => {
+  const id = 'sess-0123abcd-1111-4222-a333-444455556666';
+  const body = Buffer.from(JSON.stringify({ a: id, b: `${id}-m1`, c: 'x' }));
+  const slots = variantSlots(body, id);
+  assert.is(slots.length, 2);
+  const patched = patchBody({ body, slots }, 0x2a);
+  assert.is(patched.length, body.length);
+  const j = JSON.parse(patched.toString());
+  assert.is(j.a, 'sess-0000002a-1111-4222-a333-444455556666');
+  assert.is(j.b, 'sess-0000002a-1111-4222-a333-444455556666-m1');
+  assert.is(body.toString().includes('0123abcd'), true, 'original untouched');
+});
+
+test.run();
