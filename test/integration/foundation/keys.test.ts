@@ -154,8 +154,10 @@ test('bootstrap key: registered as admin of tenant default on an empty store; ke
   try {
     const p = await ts.system.rt.keys.authenticate(bootstrap);
     assert.equal([p.tenant, p.role], ['default', 'admin']);
-    const r = await http(`${ts.queryUrl}/api/v1/data/whoami`, { headers: { 'x-api-key': bootstrap } });
+    const r = await http(`${ts.queryUrl}/api/v1/data/whoami`, { headers: { 'x-api-key': bootstrap, 'x-request-id': 'trace-me-42' } });
     assert.is(r.status, 200);
+    const denied = await http(`${ts.queryUrl}/api/v1/data/whoami`, { headers: { 'x-api-key': 'wrong-key-0123456789', 'x-request-id': 'trace-me-43' } });
+    assert.is(denied.status, 401);
     assert.is(r.body.tenant, 'default');
     const minted = await ts.system.rt.keys.create({ tenant: 'logged', role: 'member' });
     await http(`${ts.queryUrl}/api/v1/data/whoami`, { headers: { 'x-api-key': minted.key } });
@@ -166,6 +168,11 @@ test('bootstrap key: registered as admin of tenant default on an empty store; ke
     await ts.stop({ withNats: true });
   }
   const log = lines.join('');
+  for (const id of ['trace-me-42', 'trace-me-43']) {
+    const tagged = lines.filter((l) => l.includes(id));
+    assert.ok(tagged.length >= 1, `log lines of request ${id}`);
+    for (const l of tagged) assert.is(JSON.parse(l).requestId, id, 'the request id is a field of every line of that request');
+  }
   assert.ok(log.includes('request'), 'debug logging captured');
   assert.not.ok(log.includes(bootstrap));
   assert.not.match(log, /th\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,}\./, 'no minted key in the logs');

@@ -132,6 +132,21 @@ test('an invalid configuration value fails start naming the variable', async () 
   assert.match(err, /INGEST_PORT="eighty": expected an integer between 0 and 65535/);
 });
 
+test('tracehouse config prints the effective configuration with secrets masked', async () => {
+  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'tracehouse.js'), 'config'], {
+    env: { PATH: process.env.PATH ?? '', CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_PASSWORD: 'hunter2-password', TRACEHOUSE_SECRET: 'a-very-secret-value-123', INGEST_PORT: '9999' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  assert.is(await new Promise((r) => child.on('exit', r)), 0);
+  const printed = JSON.parse(out);
+  assert.is(printed.http.ingestPort, 9999);
+  assert.is(printed.clickhouse.url, 'http://ch:8123');
+  assert.not.ok(out.includes('hunter2-password'));
+  assert.not.ok(out.includes('a-very-secret-value-123'));
+});
+
 test('every command answers --help', async () => {
   for (const cmd of commands.map((c) => c.name)) {
     const child = spawn(process.execPath, [join(projectRoot, 'bin', 'tracehouse.js'), cmd, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
