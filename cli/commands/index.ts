@@ -3,6 +3,9 @@ import { startCommand, roleCommands } from './start.js';
 import { migrateCommand } from './migrate.js';
 import { configCommand } from './config.js';
 import { keysCommand } from './keys.js';
+import { dlqCommand } from './dlq.js';
+import { importCommand } from './import.js';
+import { statusCommand } from './status.js';
 
 /** Every CLI command, in help order. */
-export const commands: Command[] = [startCommand, ...roleCommands, migrateCommand, configCommand, keysCommand];
+export const commands: Command[] = [startCommand, ...roleCommands, migrateCommand, configCommand, keysCommand, statusCommand, dlqCommand, importCommand];
