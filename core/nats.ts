@@ -198,7 +198,14 @@ export async function connectBus(url: string, opts: { log?: Logger; name?: strin
     }
   })().catch(() => {});
   const js = jetstream(nc);
-  const jsm = await jetstreamManager(nc);
+  let jsm: JetStreamManager;
+  try {
+    jsm = await jetstreamManager(nc);
+  } catch (err) {
+    // JetStream not available yet (a cluster electing its leader): do not leave a reconnecting client behind
+    await nc.close().catch(() => {});
+    throw err;
+  }
   const kvm = new Kvm(js);
   const buckets = new Map<string, Promise<KV>>();
   return {
