@@ -4,7 +4,7 @@
  * latest.json / latest.svg. `--compare A B` prints two results side by side.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectRoot } from '../core/paths.js';
@@ -125,6 +125,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     }
   } finally {
     await sys.nats.stop();
+    rmSync(base.dataDir, { recursive: true, force: true });
   }
   m.load_avg_end = loadavg();
   partial.duration_s = Math.round((Date.now() - started) / 1000);

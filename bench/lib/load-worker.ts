@@ -30,6 +30,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
   errors: number;
   elapsedMs: number;
+  /** Open loop only: the send window (requests still in flight at its end extend elapsedMs, not this). */
+  windowMs?: number;
   latencies: number[];
   /** Accepted events per 250 ms slot since the start (throughput over time). */
   timeline: number[];
@@ -96,6 +98,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
   await Promise.all(Array.from({ length: spec.concurrency }, worker));
   result.elapsedMs = performance.now() - start;
+  if (spec.eventsPerSecond) result.windowMs = spec.durationMs;
   for (let i = 0; i < result.timeline.length; i++) result.timeline[i] ??= 0;
   agent.destroy();
   return result;

@@ -29,7 +29,8 @@ export interface Throughput extends LatencySummary {
 
 /** Requests/s, events/s and latency of a load result (only 2xx count as accepted). */
 export function throughput(r: LoadResult): Throughput {
-  const s = r.elapsedMs / 1000;
+  // open loop: accepted events of requests sent in the window, over the window
+  const s = (r.windowMs ?? r.elapsedMs) / 1000;
   return {
     requests_per_s: round(r.ok / s, 1),
     events_per_s: round(r.okEvents / s, 1),
