@@ -25,8 +25,12 @@ FROM
         argMax(environment, event_time) AS environment,
         argMaxIf(user_id, event_time, user_id != '') AS user_id,
         argMin(agent, event_time) AS agent,
-        sumIf(input_tokens, type = 'api_request') AS api_input_tokens,
-        sumIf(output_tokens, type = 'api_request') AS api_output_tokens,
+        -- Token usage: api_request events (Claude Code; gen_ai.usage.* when an agent sends it),
+        -- else the completed-response stream events, where Codex reports it (*_token_count on
+        -- codex.sse_event response.completed). Never both, so one response is not counted twice.
+        sumIf(input_tokens, type = 'api_request') + sumIf(output_tokens, type = 'api_request') > 0 AS api_has_tokens,
+        if(api_has_tokens, sumIf(input_tokens, type = 'api_request'), sumIf(input_tokens, type = 'stream_event')) AS api_input_tokens,
+        if(api_has_tokens, sumIf(output_tokens, type = 'api_request'), sumIf(output_tokens, type = 'stream_event')) AS api_output_tokens,
         sumIf(cost_usd, type = 'api_request') AS cost_usd,
         countIf(type = 'api_request') AS api_requests,
         countIf(type = 'api_error') AS api_errors
