@@ -125,6 +125,14 @@ async function runningServer(pidFile: string, urlFile: string): Promise<string |
   }
 }
 
+/** True while a `tracehouse` process on this data directory runs its managed nats-server. */
+export function managedServerAlive(storeDir: string): boolean {
+  const pidFile = join(storeDir, 'server.pid');
+  if (!existsSync(pidFile)) return false;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  return pid > 0 && isAlive(pid);
+}
+
 function stopLeftover(pidFile: string): void {
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8'));

@@ -1,5 +1,7 @@
 import { loadConfig } from '../../core/config.js';
+import { join } from 'node:path';
 import { createStore } from '../../core/clickhouse.js';
+import { managedServerAlive } from '../../core/nats.js';
 import { openBus } from '../../core/runtime.js';
 import { CONSUMERS, STREAMS } from '../../schemas/subjects.js';
 import type { Command } from '../command.js';
@@ -50,6 +52,10 @@ as unavailable (the metrics endpoint has the same numbers).`,
 };
 
 async function tableCounts(config: ReturnType<typeof loadConfig>): Promise<Record<string, number> | { error: string }> {
+  // the embedded store belongs to the running `tracehouse start`; opening it here would fail
+  if (!config.clickhouse.url && managedServerAlive(join(config.dataDir, 'nats'))) {
+    return { error: 'the embedded ClickHouse is owned by the running `tracehouse start` (see tracehouse_stream_inserted_rows_total on its /metrics)' };
+  }
   let store;
   try {
     store = createStore(config);
