@@ -105,14 +105,26 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 }
 
 
+/**
+ * Outside the main thread autocannon returns its raw per-run result (latency histogram encoded,
+ * no percentiles: it expects a parent to aggregate its workers). Aggregate it here in that case.
+ */
+export function withPercentiles(res: Record<string, any>, aggregate: (raw: Record<string, any>) => Record<string, any>): Record<string, any> {
+  if (res.latency && Number.isFinite(Number(res.latency.p99))) return res;
+  if (res.latencies === undefined) return res;
+  return aggregate(res);
+}
+
 /** The same pool through autocannon (an independent client): requests/s, latency, 2xx counts. */
 export async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
-  const mod = (await import('autocannon' as string)) as { default: (opts: unknown) => Promise<Record<string, any>> };
+  const mod = (await import('autocannon' as string)) as {
+    default: ((opts: unknown) => Promise<Record<string, any>>) & { aggregateResult: (result: unknown, opts: unknown) => Record<string, any> };
+  };
   let i = 0;
   let events = 0;
   const pool = spec.pool;
   const started = performance.now();
-  const res = await mod.default({
+  const opts = {
     url: spec.baseUrl,
     connections: spec.concurrency,
     duration: Math.max(1, Math.round(spec.durationMs / 1000)),
@@ -128,7 +140,8 @@ export async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
         },
       },
     ],
-  });
+  };
+  const res = withPercentiles(await mod.default(opts), (r) => mod.default.aggregateResult([r], opts));
   const ok = Number(res['2xx'] ?? 0);
   const sent = i;
   const meanEvents = sent ? events / sent : 0;
