@@ -90,7 +90,6 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     store: rt.store,
     analyzers: opts.analyzers ?? defaultAnalyzers,
     maxDeliver: cfg.maxDeliver,
-    concurrency: 8,
     metrics,
     log,
   });

@@ -19,6 +19,7 @@ export interface StreamMetrics {
   inFlight: Gauge;
   analyzeJobs: Counter;
   analyzerRuns: Counter;
+  analyzeBatch: Histogram;
   leaseRuns: Counter;
 }
 
@@ -48,6 +49,7 @@ export function streamMetrics(m: Metrics): StreamMetrics {
     inFlight: m.gauge('stream_in_flight_messages', 'Messages fetched and not yet acked, nakked or dead-lettered'),
     analyzeJobs: m.counter('stream_analyze_jobs_total', 'Conversation-changed jobs, by outcome'),
     analyzerRuns: m.counter('stream_analyzer_runs_total', 'Analyzer runs, by analyzer and outcome'),
+    analyzeBatch: m.histogram('stream_analyze_batch_conversations', 'Conversations analyzed per batch (one query per tenant)', SIZE_BUCKETS),
     leaseRuns: m.counter('stream_tenant_job_runs_total', 'Scheduled tenant-wide job runs under the lease, by job and outcome'),
   };
   cache.set(m, s);

@@ -1,6 +1,8 @@
--- Exact rollup of one conversation, recomputed from the deduplicated source tables.
--- Params: tenant String, conversation String. One row; message_count = 0 and events = 0 when unknown.
+-- Exact rollups of a set of conversations of one tenant, recomputed from the deduplicated source
+-- tables in one pass. Params: tenant String, ids Array(String). One row per conversation that has
+-- at least one event (a conversation without events has nothing to roll up).
 SELECT
+    e.conversation_id AS conversation_id,
     e.events AS events,
     e.environment AS environment,
     e.user_id AS user_id,
@@ -19,6 +21,7 @@ SELECT
 FROM
 (
     SELECT
+        conversation_id,
         count() AS events,
         min(event_time) AS first_ts,
         max(event_time) AS last_ts,
@@ -35,11 +38,13 @@ FROM
         countIf(type = 'api_request') AS api_requests,
         countIf(type = 'api_error') AS api_errors
     FROM {{db}}.events FINAL
-    WHERE tenant_id = {tenant:String} AND conversation_id = {conversation:String}
+    WHERE tenant_id = {tenant:String} AND conversation_id IN {ids:Array(String)}
+    GROUP BY conversation_id
 ) AS e
-CROSS JOIN
+LEFT JOIN
 (
     SELECT
+        conversation_id,
         count() AS message_count,
         min(ts) AS first_ts,
         max(ts) AS last_ts,
@@ -47,16 +52,19 @@ CROSS JOIN
         sum(output_tokens) AS output_tokens,
         uniqExactIf(thread_id, thread_id != '') AS threads
     FROM {{db}}.messages FINAL
-    WHERE tenant_id = {tenant:String} AND conversation_id = {conversation:String}
-) AS m
-CROSS JOIN
+    WHERE tenant_id = {tenant:String} AND conversation_id IN {ids:Array(String)}
+    GROUP BY conversation_id
+) AS m ON m.conversation_id = e.conversation_id
+LEFT JOIN
 (
-    SELECT count() AS calls, countIf(success = 0) AS failures
+    SELECT conversation_id, count() AS calls, countIf(success = 0) AS failures
     FROM
     (
-        SELECT call_id, max(success) AS success
+        SELECT conversation_id, call_id, max(success) AS success
         FROM {{db}}.tool_calls
-        WHERE tenant_id = {tenant:String} AND conversation_id = {conversation:String}
-        GROUP BY call_id
+        WHERE tenant_id = {tenant:String} AND conversation_id IN {ids:Array(String)}
+        GROUP BY conversation_id, call_id
     )
-) AS t
+    GROUP BY conversation_id
+) AS t ON t.conversation_id = e.conversation_id
+SETTINGS join_use_nulls = 0

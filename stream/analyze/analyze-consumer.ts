@@ -1,7 +1,10 @@
 /**
- * The `analyze` consumer: runs the analyzer list for each "conversation changed" job once its
- * debounce window has closed. Acks after every analyzer succeeded; failures are redelivered with
- * backoff and dead-lettered after `maxDeliver` deliveries.
+ * The `analyze` consumer: runs the analyzer list for "conversation changed" jobs once their debounce
+ * windows have closed, in batches. Jobs are pulled continuously into a bounded queue; one runner
+ * waits for the earliest due time, takes every job due by then (up to `maxBatch`), and runs each
+ * analyzer once per tenant for all the batch's conversations (one query and one insert, not one
+ * per conversation). A tenant's jobs are acked together after every analyzer succeeded, or nakked
+ * together with backoff; a job is dead-lettered after `maxDeliver` deliveries.
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
@@ -19,16 +22,29 @@ export interface AnalyzeConsumerOptions {
   store: Store;
   analyzers: readonly Analyzer[];
   maxDeliver: number;
-  concurrency: number;
+  /** Jobs analyzed together at most. Default 500. */
+  maxBatch?: number;
   metrics: StreamMetrics;
   log: Logger;
 }
 
+interface Held {
+  m: JsMsg;
+  job: ConversationJob;
+}
+
+const FETCH_EXPIRES_MS = 1000;
+
 export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Promise<void> } {
-  let stopping = false;
-  let active = 0;
   const { metrics, log } = opts;
+  const maxBatch = Math.max(1, opts.maxBatch ?? 500);
   const labels = { consumer: opts.durable };
+  let stopping = false;
+  let queue: Held[] = [];
+  let runner: Promise<void> | undefined;
+  /** Jobs of the batch being analyzed. */
+  let busy = 0;
+  let wake: (() => void) | undefined;
 
   const dead = async (m: JsMsg, reason: 'poison' | 'max_deliver', error: string) => {
     try {
@@ -42,7 +58,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     }
   };
 
-  const process = async (m: JsMsg) => {
+  const accept = (m: JsMsg) => {
     metrics.consumed.inc(labels);
     if (m.info.redelivered) metrics.redelivered.inc(labels);
     let job: ConversationJob;
@@ -50,29 +66,76 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       job = m.json<ConversationJob>();
       if (typeof job.tenant_id !== 'string' || typeof job.conversation_id !== 'string') throw new Error('job without tenant_id or conversation_id');
     } catch (err) {
-      return dead(m, 'poison', (err as Error).message);
+      void dead(m, 'poison', (err as Error).message);
+      return;
     }
-    if (m.info.deliveryCount > opts.maxDeliver) return dead(m, 'max_deliver', `analysis failed ${opts.maxDeliver} times`);
-    const wait = (job.due_ms ?? 0) - Date.now();
-    if (wait > 0) await sleep(wait);
-    try {
-      for (const a of opts.analyzers) {
-        try {
-          await a.run({ store: opts.store, log, tenantId: job.tenant_id, conversationId: job.conversation_id, version: nextVersion() });
-          metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'ok' });
-        } catch (err) {
-          metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'error' });
-          throw err;
-        }
-      }
-      m.ack();
-      metrics.analyzeJobs.inc({ outcome: 'ok' });
-    } catch (err) {
-      log.warn({ err, conversation: job.conversation_id }, 'analysis failed: will be redelivered');
-      metrics.analyzeJobs.inc({ outcome: 'retry' });
-      m.nak(backoffDelay(m.info.deliveryCount, 500, 10_000));
+    if (m.info.deliveryCount > opts.maxDeliver) {
+      void dead(m, 'max_deliver', `analysis failed ${opts.maxDeliver} times`);
+      return;
+    }
+    queue.push({ m, job });
+    runner ??= drain().finally(() => {
+      runner = undefined;
+      wake?.();
+    });
+  };
+
+  /** Runs batches until the queue is empty. */
+  const drain = async () => {
+    while (queue.length > 0) {
+      let earliest = Infinity;
+      for (const h of queue) earliest = Math.min(earliest, h.job.due_ms ?? 0);
+      const wait = earliest - Date.now();
+      if (wait > 0) await sleep(wait);
+      const now = Date.now();
+      const batch: Held[] = [];
+      const rest: Held[] = [];
+      for (const h of queue) ((h.job.due_ms ?? 0) <= now && batch.length < maxBatch ? batch : rest).push(h);
+      queue = rest;
+      busy = batch.length;
+      wake?.();
+      await runBatch(batch).finally(() => (busy = 0));
     }
   };
+
+  const runBatch = async (batch: Held[]) => {
+    const byTenant = new Map<string, Held[]>();
+    for (const h of batch) {
+      const list = byTenant.get(h.job.tenant_id);
+      if (list) list.push(h);
+      else byTenant.set(h.job.tenant_id, [h]);
+    }
+    for (const [tenantId, held] of byTenant) {
+      const ids = [...new Set(held.map((h) => h.job.conversation_id))];
+      metrics.analyzeBatch.observe({}, ids.length);
+      try {
+        for (const a of opts.analyzers) {
+          try {
+            await a.run({ store: opts.store, log, tenantId, version: nextVersion() }, ids);
+            metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'ok' });
+          } catch (err) {
+            metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'error' });
+            throw err;
+          }
+        }
+        for (const h of held) h.m.ack();
+        metrics.analyzeJobs.inc({ outcome: 'ok' }, held.length);
+      } catch (err) {
+        log.warn({ err, tenant: tenantId, conversations: ids.length }, 'analysis failed: jobs will be redelivered');
+        metrics.analyzeJobs.inc({ outcome: 'retry' }, held.length);
+        for (const h of held) h.m.nak(backoffDelay(h.m.info.deliveryCount, 500, 10_000));
+      }
+    }
+  };
+
+  const waitForRoom = () =>
+    new Promise<void>((resolve) => {
+      wake = () => {
+        wake = undefined;
+        resolve();
+      };
+      setTimeout(() => wake?.(), 200).unref();
+    });
 
   const loop = async () => {
     let consumer;
@@ -84,35 +147,30 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
         await sleep(backoffDelay(attempt, 200, 5000));
       }
     }
-    const inflight = new Set<Promise<void>>();
     while (!stopping && consumer) {
-      const room = opts.concurrency - active;
+      // at most two batches held: the one running and the next one filling
+      const room = 2 * maxBatch - queue.length - busy;
       if (room <= 0) {
-        await Promise.race(inflight);
+        await waitForRoom();
         continue;
       }
       try {
-        const iter = await consumer.fetch({ max_messages: room, expires: 1000 });
-        for await (const m of iter) {
-          active++;
-          const p: Promise<void> = process(m).finally(() => {
-            active--;
-            inflight.delete(p);
-          });
-          inflight.add(p);
-        }
+        const iter = await consumer.fetch({ max_messages: room, expires: FETCH_EXPIRES_MS });
+        for await (const m of iter) accept(m);
       } catch (err) {
         if (stopping) break;
         log.warn({ err: (err as Error)?.message }, 'analyze fetch failed: retrying');
         await sleep(250);
       }
     }
-    await Promise.all(inflight);
+    // every held job is analyzed (they are due within one debounce window) and acked or nakked
+    while (runner) await runner;
   };
   const running = loop().catch((err) => log.error({ err }, 'analyze consumer stopped'));
   return {
     async stop() {
       stopping = true;
+      wake?.();
       await running;
     },
   };

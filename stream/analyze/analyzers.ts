@@ -1,8 +1,11 @@
 /**
- * Pluggable analyses run when a conversation changes. Each analyzer has a name and a version
+ * Pluggable analyses run when conversations change. Each analyzer has a name and a version
  * (a change of version means its rows are recomputed) and a `run` that reads what it needs and
- * writes its rows. The list is ordered: the conversation rollup comes first so later analyzers
- * can read an exact `conversations` row.
+ * writes its rows. Runs are batch-shaped: one call per tenant with every conversation of the batch,
+ * so an analyzer costs one query and one insert per batch rather than per conversation (the
+ * embedded engine has a fixed cost per query and is shared with inserts and the data API).
+ * The list is ordered: the conversation rollup comes first so later analyzers can read exact
+ * `conversations` rows.
  */
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import type { Logger } from '../../core/log.js';
@@ -11,7 +14,6 @@ export interface AnalyzerContext {
   store: Store;
   log: Logger;
   tenantId: string;
-  conversationId: string;
   /** Monotonic version for rows written by this run (ms since epoch, made unique per process). */
   version: number;
 }
@@ -19,10 +21,12 @@ export interface AnalyzerContext {
 export interface Analyzer {
   name: string;
   version: number;
-  run(ctx: AnalyzerContext): Promise<void>;
+  /** Analyzes `conversations` (distinct ids, all of `ctx.tenantId`). Throws to have the batch retried. */
+  run(ctx: AnalyzerContext, conversations: readonly string[]): Promise<void>;
 }
 
 interface RollupRow {
+  conversation_id: string;
   events: string | number;
   environment: string;
   user_id: string;
@@ -40,40 +44,45 @@ interface RollupRow {
   thread_count: string | number;
 }
 
-/** Recomputes the one `conversations` row of the conversation, exactly, from the deduplicated tables. */
+/** Conversations per rollup query: bounds the IN list and the memory of one query. */
+export const ROLLUP_CHUNK = 1000;
+
+/** Recomputes the `conversations` rows of the conversations, exactly, from the deduplicated tables. */
 export const conversationRollup: Analyzer = {
   name: 'conversation-rollup',
   version: 1,
-  async run(ctx) {
-    const [r] = await ctx.store.query<RollupRow>(namedQuery('stream-conversation-rollup'), {
-      tenant: ctx.tenantId,
-      conversation: ctx.conversationId,
-    });
-    if (!r || Number(r.events) === 0) return;
-    await ctx.store.insert('conversations', [
-      {
-        tenant_id: ctx.tenantId,
-        conversation_id: ctx.conversationId,
-        version: ctx.version,
-        environment: r.environment || 'production',
-        user_id: r.user_id,
-        agent: r.agent,
-        message_count: Number(r.message_count),
-        first_ts: r.first_ts,
-        last_ts: r.last_ts,
-        input_tokens: Number(r.input_tokens),
-        output_tokens: Number(r.output_tokens),
-        cost_usd: Number(r.cost_usd),
-        tool_call_count: Number(r.tool_call_count),
-        tool_failure_count: Number(r.tool_failure_count),
-        api_request_count: Number(r.api_request_count),
-        api_error_count: Number(r.api_error_count),
-        thread_count: Number(r.thread_count),
-        summary: '',
-      },
-    ]);
+  async run(ctx, conversations) {
+    for (let i = 0; i < conversations.length; i += ROLLUP_CHUNK) {
+      const ids = conversations.slice(i, i + ROLLUP_CHUNK);
+      const found = await ctx.store.query<RollupRow>(namedQuery('stream-conversation-rollup'), { tenant: ctx.tenantId, ids });
+      const rows = found.filter((r) => Number(r.events) > 0).map((r) => rollupRow(ctx, r));
+      if (rows.length) await ctx.store.insert('conversations', rows);
+    }
   },
 };
+
+function rollupRow(ctx: AnalyzerContext, r: RollupRow) {
+  return {
+    tenant_id: ctx.tenantId,
+    conversation_id: r.conversation_id,
+    version: ctx.version,
+    environment: r.environment || 'production',
+    user_id: r.user_id,
+    agent: r.agent,
+    message_count: Number(r.message_count),
+    first_ts: r.first_ts,
+    last_ts: r.last_ts,
+    input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens),
+    cost_usd: Number(r.cost_usd),
+    tool_call_count: Number(r.tool_call_count),
+    tool_failure_count: Number(r.tool_failure_count),
+    api_request_count: Number(r.api_request_count),
+    api_error_count: Number(r.api_error_count),
+    thread_count: Number(r.thread_count),
+    summary: '',
+  };
+}
 
 /** The default analyzer list; later analyses are appended here. */
 export const defaultAnalyzers: Analyzer[] = [conversationRollup];

@@ -24,14 +24,20 @@ export function jobFor(key: string, debounceMs: number, now = Date.now()): { job
   return { job: { v: 1, tenant_id: tenant, conversation_id: conversation, due_ms: (w + 1) * windowMs }, msgId: `conv:${h}:${w}` };
 }
 
+/** Publishes in flight at once: bounds the memory and the burst a large key set makes. */
+const PUBLISH_WINDOW = 1000;
+
 /** Publishes the jobs of a set of `tenant\u0000conversation` keys; resolves when JetStream stored them. */
 export async function publishConversationJobs(js: JetStreamClient, keys: Iterable<string>, debounceMs: number): Promise<number> {
   const now = Date.now();
-  const pubs: Promise<unknown>[] = [];
-  for (const key of new Set(keys)) {
-    const { job, msgId } = jobFor(key, debounceMs, now);
-    pubs.push(js.publish(analyzeSubject(job.tenant_id), JSON.stringify(job), { msgID: msgId }));
+  const unique = [...new Set(keys)];
+  for (let i = 0; i < unique.length; i += PUBLISH_WINDOW) {
+    await Promise.all(
+      unique.slice(i, i + PUBLISH_WINDOW).map((key) => {
+        const { job, msgId } = jobFor(key, debounceMs, now);
+        return js.publish(analyzeSubject(job.tenant_id), JSON.stringify(job), { msgID: msgId });
+      }),
+    );
   }
-  await Promise.all(pubs);
-  return pubs.length;
+  return unique.length;
 }
