@@ -46,9 +46,13 @@ export type PipelineResult =
     }
   | { kind: 'bad_request'; code: string; message: string };
 
+/** Serializes a draft without `receive_time`; the draft is consumed (not used afterwards). */
 function serialize(d: EventDraft, index: number): PreparedEvent {
-  const { receive_time: _r, ...rest } = d;
-  return { index, json: JSON.stringify(rest), agent: d.agent, type: d.type, ...(d.message ? { messageId: d.message.message_id } : {}) };
+  // an undefined property is left out by JSON.stringify: cheaper than copying the draft without it
+  (d as { receive_time?: string }).receive_time = undefined;
+  const out: PreparedEvent = { index, json: JSON.stringify(d), agent: d.agent, type: d.type };
+  if (d.message) out.messageId = d.message.message_id;
+  return out;
 }
 
 function parseJson(task: PipelineTask, otlp: boolean): unknown {
@@ -109,7 +113,8 @@ function direct(task: PipelineTask, ctx: NormalizeContext): PipelineResult {
 }
 
 export function runPipeline(task: PipelineTask): PipelineResult {
-  const ctx: NormalizeContext = { tenant: task.tenant, agent: task.agent, source: task.route, receiveTime: new Date(task.receiveTime) };
+  const receiveTime = new Date(task.receiveTime);
+  const ctx: NormalizeContext = { tenant: task.tenant, agent: task.agent, source: task.route, receiveTime, receiveTimeIso: receiveTime.toISOString() };
   try {
     if (task.route === 'hooks') return hooks(task, ctx);
     if (task.route === 'ingest') return direct(task, ctx);

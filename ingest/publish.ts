@@ -28,18 +28,21 @@ export interface Publisher {
   maxEventBytes(): number;
 }
 
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-
 /**
  * Content-derived ids: the Nats-Msg-Id hashes tenant, source and the serialized events (which
  * exclude receive time), so a retried request maps to the same messages and JetStream's duplicate
- * window drops them; event ids hash the message id and position, stable across retries too.
+ * window drops them. An event id is the first 96 bits of the message id followed by the event's
+ * position in the batch as 8 hex digits: stable across retries, distinct within a batch, and
+ * distinct across batches as long as their SHA-256 prefixes are (one hash per batch, not per event).
  */
 export function batchIds(tenant: string, source: SourceRoute, events: Array<{ json: string }>): { msgId: string; eventIds: string[] } {
-  const h = createHash('sha256').update(`${tenant}\n${source}\n`);
-  for (const e of events) h.update(e.json).update('\n');
-  const msgId = h.digest('hex');
-  return { msgId, eventIds: events.map((_, i) => sha(`${msgId}:${i}`).slice(0, 32)) };
+  let text = `${tenant}\n${source}\n`;
+  for (const e of events) text += `${e.json}\n`;
+  const msgId = createHash('sha256').update(text).digest('hex');
+  const prefix = msgId.slice(0, 24);
+  const eventIds = new Array<string>(events.length);
+  for (let i = 0; i < events.length; i++) eventIds[i] = prefix + i.toString(16).padStart(8, '0');
+  return { msgId, eventIds };
 }
 
 /** The IngestBatch JSON built from pre-serialized events (no second serialization of the events). */

@@ -1,4 +1,5 @@
 import type { Attributes } from '../../schemas/events.js';
+import { setOwn } from '../own.js';
 
 /**
  * Attribute values are coerced by key, never by wire type: agents send numbers as stringValue,
@@ -65,8 +66,8 @@ export function coerceValue(key: string, v: unknown): unknown {
 /** A copy of `attrs` with every known key coerced. */
 export function coerceAttributes(attrs: Attributes): Attributes {
   const out: Attributes = {};
-  for (const [k, v] of Object.entries(attrs)) {
-    Object.defineProperty(out, k, { value: coerceValue(k, v), enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(attrs)) {
+    setOwn(out, k, coerceValue(k, attrs[k]));
   }
   return out;
 }

@@ -5,6 +5,7 @@ import { check } from '../validate.js';
 import { parseTimestamp } from './coerce.js';
 import { draft, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { jsonText } from './sanitize.js';
+import { setOwn } from '../own.js';
 
 export type DirectOutcome = { kind: 'event'; event: EventDraft } | { kind: 'rejected'; reason: string };
 
@@ -64,7 +65,7 @@ function standard(ctx: NormalizeContext, e: Record<string, unknown>, position: n
   for (const k of ['input_tokens', 'output_tokens', 'reasoning_tokens'] as const) if (typeof e[k] === 'number') message[k] = e[k] as number;
   if (e['metadata'] && typeof e['metadata'] === 'object') message.metadata = redactDeep(e['metadata']) as Attributes;
   const attributes: Attributes = {};
-  for (const [k, v] of Object.entries(e)) if (!STANDARD_KEYS.has(k)) Object.defineProperty(attributes, k, { value: redactDeep(v), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(e)) if (!STANDARD_KEYS.has(k)) setOwn(attributes, k, redactDeep(v));
   const event = draft(ctx, {
     type: 'message',
     name: 'message',

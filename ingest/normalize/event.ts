@@ -6,6 +6,8 @@ export interface NormalizeContext {
   agent: AgentId;
   source: SourceRoute;
   receiveTime: Date;
+  /** `receiveTime` as ISO 8601, formatted once per request rather than once per event. */
+  receiveTimeIso?: string;
   /** Request-level environment (direct ingest), else production. */
   environment?: Environment;
 }
@@ -38,7 +40,7 @@ export function draft(ctx: NormalizeContext, fields: Partial<EventDraft> & Pick<
     conversation_id: '',
     user_id: '',
     environment: ctx.environment ?? 'production',
-    receive_time: iso(ctx.receiveTime),
+    receive_time: ctx.receiveTimeIso ?? iso(ctx.receiveTime),
     sequence: 0,
     trace_id: '',
     span_id: '',

@@ -1,6 +1,7 @@
 import type { Attributes } from '../../schemas/events.js';
 import { redact, redactDeep } from '../redact/redact.js';
 import { capBytes, LIMITS, type Capped } from '../redact/cap.js';
+import { setOwn } from '../own.js';
 
 /** Keys holding tool output: never stored (spec/ingestion.md Limits: tool output snippets). */
 const OUTPUT_KEYS = new Set(['tool_output', 'tool_response', 'output', 'tool_result', 'stdout', 'stderr', 'response_body']);
@@ -41,9 +42,9 @@ function sanitizeValue(key: string, v: unknown): unknown {
  */
 export function sanitizeAttributes(attrs: Attributes): Attributes {
   const out: Attributes = {};
-  for (const [k, v] of Object.entries(attrs)) {
+  for (const k of Object.keys(attrs)) {
     if (OUTPUT_KEYS.has(k)) continue;
-    Object.defineProperty(out, k, { value: sanitizeValue(k, v), enumerable: true, writable: true, configurable: true });
+    setOwn(out, k, sanitizeValue(k, attrs[k]));
   }
   return out;
 }

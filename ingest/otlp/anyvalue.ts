@@ -1,5 +1,6 @@
 import type { Attributes } from '../../schemas/events.js';
 import { RecordError } from './types.js';
+import { setOwn } from '../own.js';
 
 const MAX_DEPTH = 32;
 
@@ -57,7 +58,7 @@ export function keyValues(list: unknown, depth = 0): Attributes {
     const { key, value } = kv as { key?: unknown; value?: unknown };
     if (typeof key !== 'string') throw new RecordError('attribute key must be a string');
     // `__proto__` and friends as keys must not touch the prototype
-    Object.defineProperty(out, key, { value: anyValue(value, depth), enumerable: true, writable: true, configurable: true });
+    setOwn(out, key, anyValue(value, depth));
   }
   return out;
 }

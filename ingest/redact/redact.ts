@@ -7,6 +7,8 @@
  * credential (digits, mixed case or symbols); placeholders such as `$TOKEN`, `<key>` and `***`
  * are never touched. Pure and idempotent.
  */
+import { setOwn } from '../own.js';
+
 export const REDACTED = '[REDACTED]';
 
 /** Words that make a key name secret-bearing. */
@@ -36,7 +38,16 @@ export function looksSecret(v: string): boolean {
 const usable = (v: string) => v.length > 0 && !PLACEHOLDER.test(v);
 const secretKey = (k: string) => !BENIGN_KEY.test(k.replace(/^-+/, ''));
 
-type Rule = { re: RegExp; replace: (m: string, ...groups: string[]) => string };
+/**
+ * `hint` is a cheap test that every match of the rule's pattern implies (a literal or the bare
+ * secret word the pattern needs): a rule whose hint fails on the current text cannot match it,
+ * so skipping it changes nothing. Most stored text carries no hint at all and costs a few scans.
+ */
+type Rule = { hint: (s: string) => boolean; re: RegExp; replace: (m: string, ...groups: string[]) => string };
+
+const SECRET_WORD_RE = new RegExp(SECRET_WORD, 'i');
+const hasSecretWord = (s: string) => SECRET_WORD_RE.test(s);
+const test = (re: RegExp) => (s: string) => re.test(s);
 
 const quotedOrBare = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"'&;,|)}\\]]+)`;
 const stripQuotes = (v: string) => v.replace(/^(["'])([\s\S]*)\1$/, '$2');
@@ -45,16 +56,19 @@ const keepQuotes = (v: string) => (/^["']/.test(v) ? `${v[0]}${REDACTED}${v[0]}`
 const RULES: Rule[] = [
   // PEM private keys, whole block (an unterminated block is cut to the end)
   {
+    hint: (s) => s.includes('-----BEGIN'),
     re: /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/g,
     replace: (_m, kind) => `-----BEGIN ${kind}-----${REDACTED}-----END ${kind}-----`,
   },
   // well-known token shapes, wherever they stand
   {
+    hint: test(/AKIA|ASIA|AGPA|AIDA|AROA|ANPA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|[sr]k_|AIza|npm_|eyJ|SG\./),
     re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{40,}\b|\bglpat-[A-Za-z0-9_-]{20,}\b|\bxox[abposr]-[A-Za-z0-9-]{10,}\b|\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}\b|\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b|\bAIza[0-9A-Za-z_-]{35}\b|\bnpm_[A-Za-z0-9]{36}\b|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b|\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}\b/g,
     replace: () => REDACTED,
   },
   // header values: Authorization / Proxy-Authorization with or without a scheme
   {
+    hint: test(/authorization/i),
     re: /\b((?:proxy-)?authorization)(\s*[:=]\s*)(?:(bearer|basic|token|digest|negotiate|apikey|api-key|aws4-hmac-sha256|sharedkey)\s+)?("[^"\n]*"|'[^'\n]*'|[^\s"',;]+(?:, ?[A-Za-z]+=[^\s"',;]+)*)/gi,
     replace: (m, name, sep, scheme, value) => {
       const v = stripQuotes(value);
@@ -64,26 +78,31 @@ const RULES: Rule[] = [
   },
   // other credential headers: Cookie, X-Api-Key, X-Auth-Token, Private-Token, ...
   {
+    hint: test(/cookie|key|token|secret|auth|signature/i),
     re: /\b((?:set-)?cookie|x-[a-z0-9-]*(?:key|token|secret|auth|signature)[a-z0-9-]*|private-token|api-key)(\s*:\s*)([^\n"']+?)(?=\s*(?:["'\n]|$))/gi,
     replace: (m, name, sep, value) => (usable(value.trim()) && looksSecret(value.trim()) ? `${name}${sep}${REDACTED}` : m),
   },
   // a bare bearer/basic credential (in prose only when it looks like one)
   {
+    hint: test(/bearer|basic/i),
     re: /\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{6,})/gi,
     replace: (m, scheme, sp, value) => (looksSecret(value) && value !== REDACTED ? `${scheme}${sp}${REDACTED}` : m),
   },
   // credentials in URLs: scheme://user:password@host
   {
+    hint: (s) => s.includes('://') && s.includes('@'),
     re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*):([^\s@/'"]+)@/gi,
     replace: (m, prefix, pw) => (usable(pw) ? `${prefix}:${REDACTED}@` : m),
   },
   // JSON / Python dict: "api_key": "value"
   {
+    hint: hasSecretWord,
     re: new RegExp(`(["']${SECRET_KEY}["']\\s*:\\s*)("[^"\\n]*"|'[^'\\n]*')`, 'gi'),
     replace: (m, head, value) => (usable(stripQuotes(value)) && secretKey(head.replace(/["':\s]/g, '')) ? `${head}${keepQuotes(value)}` : m),
   },
   // command flags: --token=value, --password value, -p value is too ambiguous and left out
   {
+    hint: hasSecretWord,
     re: new RegExp(`(--?${SECRET_KEY})(=|\\s+)${quotedOrBare}`, 'gi'),
     replace: (m, flag, sep, value) => {
       const v = stripQuotes(value);
@@ -94,21 +113,25 @@ const RULES: Rule[] = [
   },
   // mysql-style -pSECRET glued to the flag
   {
+    hint: (s) => s.includes('mysql'),
     re: /(\bmysql(?:dump|admin)?\b[^\n]*?\s-p)([^\s"']+|"[^"\n]*"|'[^'\n]*')/g,
     replace: (m, head, value) => (usable(stripQuotes(value)) ? `${head}${keepQuotes(value)}` : m),
   },
   // tool-specific password arguments: sshpass -p, openssl pass:, curl -u user:password
   {
+    hint: test(/sshpass|pass:|\s-u\s|\s--user\s/),
     re: /(\bsshpass\s+-p\s*|\bpass:|\s(?:-u|--user)\s+[^\s:'"]+:)("[^"\n]*"|'[^'\n]*'|[^\s"']+)/g,
     replace: (m, head, value) => (usable(stripQuotes(value)) ? `${head}${keepQuotes(value)}` : m),
   },
   // KEY=value (environment style, query strings, ini), also `export KEY="value"`
   {
+    hint: hasSecretWord,
     re: new RegExp(`(\\b${SECRET_KEY})=${quotedOrBare}`, 'gi'),
     replace: (m, key, value) => (usable(stripQuotes(value)) && secretKey(key) ? `${key}=${keepQuotes(value)}` : m),
   },
   // key: value / key = value (YAML, ini, logs) when the value looks like a credential or is quoted
   {
+    hint: hasSecretWord,
     re: new RegExp(`(\\b${SECRET_KEY})(\\s*[:=]\\s*|\\s+is\\s+|[ \\t]+)${quotedOrBare}`, 'gi'),
     replace: (m, key, sep, value) => {
       const v = stripQuotes(value);
@@ -123,7 +146,21 @@ const RULES: Rule[] = [
 
 /** Masks secrets in `text`; returns the same string when nothing matched. */
 export function redact(text: string): string {
-  if (!text) return text;
+  if (!text || !mayHoldSecret(text)) return text;
+  let out = text;
+  for (const rule of RULES) if (rule.hint(out)) out = out.replace(rule.re, rule.replace as (m: string, ...a: string[]) => string);
+  return out;
+}
+
+/** The union of every rule's hint in three scans: false means no rule can match `text`. */
+const GATE_CS = /-----BEGIN|AKIA|ASIA|AGPA|AIDA|AROA|ANPA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|[sr]k_|AIza|npm_|eyJ|SG\.|mysql|sshpass|pass:|\s-u\s|\s--user\s/;
+const GATE_CI = /authorization|cookie|key|token|secret|auth|signature|bearer|basic|:\/\//i;
+export function mayHoldSecret(text: string): boolean {
+  return GATE_CS.test(text) || GATE_CI.test(text) || SECRET_WORD_RE.test(text);
+}
+
+/** Every rule on every text, without hints: the reference the hinted path must equal (tests). */
+export function redactUnhinted(text: string): string {
   let out = text;
   for (const rule of RULES) out = out.replace(rule.re, rule.replace as (m: string, ...a: string[]) => string);
   return out;
@@ -137,9 +174,10 @@ export function redactDeep(value: unknown, depth = 0): unknown {
   if (depth > 32 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const k of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[k];
     const hidden = typeof v === 'string' && SECRET_KEY_EXACT.test(k) && secretKey(k) && usable(v);
-    Object.defineProperty(out, k, { value: hidden ? REDACTED : redactDeep(v, depth + 1), enumerable: true, writable: true, configurable: true });
+    setOwn(out, k, hidden ? REDACTED : redactDeep(v, depth + 1));
   }
   return out;
 }
