@@ -44,7 +44,9 @@ test('the hints never change a result: 20,000 generated strings', () => {
 });
 
 test('ordinary coding prose passes the gate without a rule scan', () => {
-  for (const s of ['fix the failing test in src/index.ts', 'run npm test and check the output', 'passed 12 of 14 checks']) assert.is(mayHoldSecret(s), false, s);
+  for (const s of ['fix the failing test in src/index.ts', 'run npm test and check the output', 'Refactor the cache module, then update the schema']) assert.is(mayHoldSecret(s), false, s);
+  // a gate hit only means the exact per-rule hints look at it
+  assert.is(redact('tests passed: 12 of 14 checks'), 'tests passed: 12 of 14 checks');
   for (const s of secrets) assert.ok(mayHoldSecret(s), s);
 });
 
