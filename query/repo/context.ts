@@ -11,9 +11,14 @@ export interface ContextMessage {
   timestamp: string;
 }
 
-interface RawMessage {
+interface RawPosition {
+  message_id: string;
   idx: number | string;
   total: number | string;
+}
+
+interface RawMessage {
+  message_id: string;
   role: string;
   content: string;
   content_blocks: string;
@@ -22,12 +27,16 @@ interface RawMessage {
   ts: string;
 }
 
-/** Typed reads behind GET /conversations/:id/context: the window and the summary, in parallel. */
+/**
+ * Typed reads behind GET /conversations/:id/context. Two steps so that the cost follows the window,
+ * not the conversation: positions over narrow columns (with the summary, in parallel), then the
+ * wide columns of the window's messages only (at most 2 × window + 1, by primary key).
+ */
 export function createContextRepo(store: Store) {
   return {
     async window(tenant: string, id: string, msgIndex: number | undefined, window: number) {
-      const [rows, summary] = await Promise.all([
-        store.query<RawMessage>(namedQuery('query-context-window'), {
+      const [positions, summary] = await Promise.all([
+        store.query<RawPosition>(namedQuery('query-context-positions'), {
           tenant,
           id,
           has_index: msgIndex === undefined ? 0 : 1,
@@ -36,15 +45,17 @@ export function createContextRepo(store: Store) {
         }),
         store.query<{ summary: string }>(namedQuery('query-conversation-summary'), { tenant, id }),
       ]);
-      const total = rows.length ? Number(rows[0]!.total) : 0;
+      const ids = positions.map((p) => p.message_id);
+      const wide = ids.length ? await store.query<RawMessage>(namedQuery('query-context-messages'), { tenant, id, ids }) : [];
+      const byId = new Map(wide.map((r) => [r.message_id, r]));
+      const total = positions.length ? Number(positions[0]!.total) : 0;
       const center = total === 0 ? null : msgIndex === undefined ? Math.floor((total - 1) / 2) : Math.min(msgIndex, total - 1);
-      const messages: ContextMessage[] = rows.map((r) => ({
-        index: Number(r.idx),
-        role: r.role,
-        content: r.content,
-        ...messageToolParts(r),
-        timestamp: isoTimestamp(r.ts),
-      }));
+      const messages: ContextMessage[] = [];
+      for (const p of positions) {
+        const r = byId.get(p.message_id);
+        if (!r) continue; // not possible within one snapshot; a concurrent delete would drop it
+        messages.push({ index: Number(p.idx), role: r.role, content: r.content, ...messageToolParts(r), timestamp: isoTimestamp(r.ts) });
+      }
       return {
         total,
         summary: summary[0]?.summary ?? '',

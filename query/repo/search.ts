@@ -20,7 +20,6 @@ interface RawHit {
   snippet: string;
   cut_start: number | boolean;
   cut_end: number | boolean;
-  idx: number | string;
 }
 
 /** Whitespace folded to single spaces; `…` where the snippet cuts the message. */
@@ -29,7 +28,10 @@ export function formatSnippet(text: string, cutStart: boolean, cutEnd: boolean):
   return `${cutStart ? '…' : ''}${body}${cutEnd ? '…' : ''}`;
 }
 
-/** Typed read behind GET /search (keyword mode). */
+/**
+ * Typed reads behind GET /search (keyword mode): the hits, then the message index of each hit,
+ * computed over the hits' conversations only (at most `limit` of them).
+ */
 export function createSearchRepo(store: Store) {
   return {
     async keyword(opts: {
@@ -41,7 +43,7 @@ export function createSearchRepo(store: Store) {
       environment: string;
       sinceMs: number;
     }): Promise<SearchHit[]> {
-      const rows = await store.query<RawHit>(namedQuery('query-search-messages'), {
+      const hits = await store.query<RawHit>(namedQuery('query-search-messages'), {
         tenant: opts.tenant,
         q: opts.q,
         limit: opts.limit,
@@ -50,9 +52,17 @@ export function createSearchRepo(store: Store) {
         environment: opts.environment,
         since_ms: opts.sinceMs,
       });
-      return rows.map((r) => ({
+      if (hits.length === 0) return [];
+      const positions = await store.query<{ conversation_id: string; message_id: string; idx: number | string }>(namedQuery('query-search-positions'), {
+        tenant: opts.tenant,
+        conversations: [...new Set(hits.map((h) => h.conversation_id))],
+        ids: hits.map((h) => h.message_id),
+      });
+      const index = new Map(positions.map((p) => [`${p.conversation_id}\u0000${p.message_id}`, Number(p.idx)]));
+      // a hit whose message has no position cannot exist within one snapshot; skip it defensively
+      return hits.filter((r) => index.has(`${r.conversation_id}\u0000${r.message_id}`)).map((r) => ({
         conversation_id: r.conversation_id,
-        message_index: Number(r.idx),
+        message_index: index.get(`${r.conversation_id}\u0000${r.message_id}`)!,
         message_id: r.message_id,
         role: r.role,
         snippet: formatSnippet(r.snippet, Boolean(Number(r.cut_start)), Boolean(Number(r.cut_end))),

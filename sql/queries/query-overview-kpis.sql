@@ -1,5 +1,6 @@
 -- GET /overview: conversation counts of the current and previous window (by last activity) and
--- tool-failure counts of the current window (by call start), one row per block.
+-- tool-failure counts of the current window (by call start), one row per block. Calls fold through
+-- FINAL (see query-tool-failures-stats.sql): success and ts are the folded values.
 SELECT 'conversations' AS block,
        countIf(last_ts >= fromUnixTimestamp64Milli({current_ms:Int64}, 'UTC')) AS a,
        countIf(last_ts < fromUnixTimestamp64Milli({current_ms:Int64}, 'UTC')) AS b,
@@ -12,13 +13,9 @@ UNION ALL
 SELECT 'tool_failures' AS block,
        count() AS a,
        uniqExact(conversation_id) AS b,
-       uniqExact(tool) AS c
-FROM (
-    SELECT conversation_id, max(tool_name) AS tool, max(success) AS ok, min(ts) AS started_at, max(environment) AS env
-    FROM {{db}}.tool_calls
-    WHERE tenant_id = {tenant:String}
-    GROUP BY tenant_id, conversation_id, call_id
-    HAVING ok = 0
-       AND started_at >= fromUnixTimestamp64Milli({current_ms:Int64}, 'UTC')
-       AND ({environment:String} = 'all' OR env = {environment:String})
-)
+       uniqExact(tool_name) AS c
+FROM {{db}}.tool_calls FINAL
+WHERE tenant_id = {tenant:String}
+  AND success = 0
+  AND ts >= fromUnixTimestamp64Milli({current_ms:Int64}, 'UTC')
+  AND ({environment:String} = 'all' OR environment = {environment:String})
