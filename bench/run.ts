@@ -19,6 +19,7 @@ import { loadConfig } from '../core/config.js';
 import { connect } from '@nats-io/transport-node';
 import { measureE2e, measureFreshness } from './phases/e2e.js';
 import { loadDataset, measureQueries } from './phases/query.js';
+import { waitForIdle, type Backlogs } from './lib/idle.js';
 import { measureMemory } from './phases/memory.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
 import { buildSummary, checkGoals, type BenchResult, type Machine } from './report/summary.js';
@@ -112,7 +113,14 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       partial.dataset = result;
       log(`dataset: ${result.events} events in ${result.load_seconds} s`);
       if (!o.skip.has('query')) {
+        // time the API, not background work: earlier phases leave INGEST/ANALYZE backlogs and the
+        // bulk load leaves merges running
+        const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: o.quick ? 90_000 : 600_000 });
+        const fmt = (b: Backlogs) => `INGEST ${b.ingest}, ANALYZE ${b.analyze}, merges ${b.merges}`;
+        log(`query: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmt(idle.before)}; now: ${fmt(idle.after)})`);
+        if (!idle.idle) notes.push(`query phase started before the system was idle (after ${idle.waited_ms} ms: ${fmt(idle.after)})`);
         partial.query = await measureQueries(sys, o, opts, result.conversations, log);
+        partial.query_idle = { ...idle, end: await sys.backlogs() };
         queryPaths = partial.query.filter((q) => q.api).map((q) => q.path);
       }
     }

@@ -7,6 +7,8 @@ import { createLogger } from '../../core/log.js';
 import { startManagedNats, type ManagedNats } from '../../core/nats.js';
 import { startSystem, type System } from '../../cli/system.js';
 import { tenantName } from '../workload/conversation.js';
+import { CONSUMERS } from '../../schemas/subjects.js';
+import type { Backlogs } from './idle.js';
 
 export interface BenchSystem {
   system: System;
@@ -21,6 +23,8 @@ export interface BenchSystem {
   keys: Record<string, string>;
   /** INGEST stream backlog of the store consumer (pending + unacknowledged); undefined when absent. */
   backlog(): Promise<{ pending: number; ackPending: number; delivered: number } | undefined>;
+  /** INGEST and ANALYZE backlogs and running ClickHouse merges (what `waitForIdle` polls). */
+  backlogs(): Promise<Backlogs>;
 }
 
 export interface BenchBase {
@@ -76,6 +80,21 @@ export async function startBenchSystem(opts: { tenants: number; env?: Record<str
       } catch {
         return undefined;
       }
+    },
+    async backlogs() {
+      const open = async (c: { stream: string; durable: string }) => {
+        try {
+          const info = await system.rt.bus.jsm.consumers.info(c.stream, c.durable);
+          return info.num_pending + info.num_ack_pending;
+        } catch {
+          return 0; // consumer absent: nothing waits on it
+        }
+      };
+      const store = system.rt.store;
+      const merges = await store
+        .query<{ n: string }>('SELECT count() AS n FROM system.merges WHERE database = {db:String}', { db: store.database })
+        .then((r) => Number(r[0]?.n ?? 0), () => 0);
+      return { ingest: await open(CONSUMERS.store), analyze: await open(CONSUMERS.analyze), merges };
     },
   };
 }

@@ -4,6 +4,7 @@ import type { DatasetResult, EndpointRow } from '../phases/query.js';
 import type { MemoryResult } from '../phases/memory.js';
 import type { InsertCeiling } from '../ceilings/clickhouse.js';
 import type { BusCeiling } from '../ceilings/jetstream.js';
+import type { Backlogs, IdleWait } from '../lib/idle.js';
 
 /** The headline numbers every run carries; null where the figure was not measured. */
 export interface Summary {
@@ -47,6 +48,8 @@ export interface BenchResult {
   freshness?: FreshnessResult;
   dataset?: DatasetResult;
   query: EndpointRow[];
+  /** The wait for an idle system before the query phase, and the backlogs when it ended. */
+  query_idle?: IdleWait & { end?: Backlogs };
   memory?: MemoryResult;
   goals: GoalCheck[];
   notes: string[];

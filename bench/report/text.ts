@@ -31,6 +31,11 @@ export function formatReport(r: BenchResult): string {
   const f = r.freshness;
   out.push(`\nFRESHNESS accepted → visible in the data API: ${f?.missing ?? (f?.latency ? `p50 ${na(f.latency.p50_ms)} ms, p99 ${na(f.latency.p99_ms)} ms over ${f.markers} markers (${f.timeouts} timeouts) at ${fmtNum(f.rate_events_per_s)} ev/s` : 'n/a')}`);
   if (r.dataset) out.push(`\nQUERY dataset: ${fmtNum(r.dataset.events)} events (${fmtNum(r.dataset.rows)} rows, ${fmtNum(r.dataset.conversations)} conversations) bulk-loaded in ${r.dataset.load_seconds} s`);
+  const qi = r.query_idle;
+  if (qi) {
+    const b = (x: { ingest: number; analyze: number; merges: number }) => `INGEST ${x.ingest}, ANALYZE ${x.analyze}, merges ${x.merges}`;
+    out.push(`QUERY started ${qi.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(qi.waited_ms)} ms; before: ${b(qi.before)}${qi.end ? `; at the end: ${b(qi.end)}` : ''})`);
+  }
   out.push(formatTable(['endpoint', 'p50 ms', 'p95 ms', 'p99 ms', 'bare p50', 'bare p99', 'p99 vs bare'], r.query.map((q) =>
     q.missing ? [q.name, q.missing, null, null, null, null, null] : [q.name, q.api!.p50_ms, q.api!.p95_ms, q.api!.p99_ms, q.bare?.p50_ms ?? null, q.bare?.p99_ms ?? null, q.api_vs_bare_p99 ?? null],
   )));

@@ -1,0 +1,51 @@
+/**
+ * Waits until the system under test is idle before a latency measurement, so that the query phase
+ * times the API and not background work: the INGEST backlog (store consumer), the ANALYZE backlog
+ * (conversation rollups) and ClickHouse's running merges of the system's database all at zero for
+ * `settlePolls` polls in a row. Gives up after `timeoutMs` and says so (the figures then carry it).
+ */
+export interface Backlogs {
+  /** Pending + unacknowledged messages on the INGEST store consumer (0 when absent). */
+  ingest: number;
+  /** Pending + unacknowledged jobs on the ANALYZE consumer (0 when absent). */
+  analyze: number;
+  /** Merges running in the system's ClickHouse database. */
+  merges: number;
+}
+
+export interface IdleWait {
+  idle: boolean;
+  waited_ms: number;
+  polls: number;
+  before: Backlogs;
+  after: Backlogs;
+}
+
+export interface IdleOptions {
+  timeoutMs: number;
+  intervalMs?: number;
+  settlePolls?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const isIdle = (b: Backlogs) => b.ingest === 0 && b.analyze === 0 && b.merges === 0;
+
+export async function waitForIdle(probe: () => Promise<Backlogs>, o: IdleOptions): Promise<IdleWait> {
+  const now = o.now ?? (() => performance.now());
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const interval = o.intervalMs ?? 250;
+  const settle = o.settlePolls ?? 3;
+  const t0 = now();
+  const before = await probe();
+  let last = before;
+  let polls = 1;
+  let streak = isIdle(before) ? 1 : 0;
+  while (streak < settle && now() - t0 < o.timeoutMs) {
+    await sleep(interval);
+    last = await probe();
+    polls++;
+    streak = isIdle(last) ? streak + 1 : 0;
+  }
+  return { idle: streak >= settle, waited_ms: Math.round(now() - t0), polls, before, after: last };
+}
