@@ -1,7 +1,9 @@
--- Exact rollups of a set of conversations of one tenant, recomputed from the deduplicated source
--- tables in one pass. Params: tenant String, ids Array(String). One row per conversation that has
--- at least one event (a conversation without events has nothing to roll up).
+-- Exact rollups of a set of conversations (of any tenants), recomputed from the deduplicated source
+-- tables in one pass; every read is a primary-key lookup on (tenant_id, conversation_id).
+-- Params: keys Array(Tuple(String, String)) = (tenant, conversation) pairs. One row per
+-- conversation that has at least one event (a conversation without events has nothing to roll up).
 SELECT
+    e.tenant_id AS tenant_id,
     e.conversation_id AS conversation_id,
     e.events AS events,
     e.environment AS environment,
@@ -21,6 +23,7 @@ SELECT
 FROM
 (
     SELECT
+        tenant_id,
         conversation_id,
         count() AS events,
         min(event_time) AS first_ts,
@@ -38,12 +41,13 @@ FROM
         countIf(type = 'api_request') AS api_requests,
         countIf(type = 'api_error') AS api_errors
     FROM {{db}}.events FINAL
-    WHERE tenant_id = {tenant:String} AND conversation_id IN {ids:Array(String)}
-    GROUP BY conversation_id
+    WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
+    GROUP BY tenant_id, conversation_id
 ) AS e
 LEFT JOIN
 (
     SELECT
+        tenant_id,
         conversation_id,
         count() AS message_count,
         min(ts) AS first_ts,
@@ -52,19 +56,19 @@ LEFT JOIN
         sum(output_tokens) AS output_tokens,
         uniqExactIf(thread_id, thread_id != '') AS threads
     FROM {{db}}.messages FINAL
-    WHERE tenant_id = {tenant:String} AND conversation_id IN {ids:Array(String)}
-    GROUP BY conversation_id
-) AS m ON m.conversation_id = e.conversation_id
+    WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
+    GROUP BY tenant_id, conversation_id
+) AS m ON m.tenant_id = e.tenant_id AND m.conversation_id = e.conversation_id
 LEFT JOIN
 (
-    SELECT conversation_id, count() AS calls, countIf(success = 0) AS failures
+    SELECT tenant_id, conversation_id, count() AS calls, countIf(success = 0) AS failures
     FROM
     (
-        SELECT conversation_id, call_id, max(success) AS success
+        SELECT tenant_id, conversation_id, call_id, max(success) AS success
         FROM {{db}}.tool_calls
-        WHERE tenant_id = {tenant:String} AND conversation_id IN {ids:Array(String)}
-        GROUP BY conversation_id, call_id
+        WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
+        GROUP BY tenant_id, conversation_id, call_id
     )
-    GROUP BY conversation_id
-) AS t ON t.conversation_id = e.conversation_id
+    GROUP BY tenant_id, conversation_id
+) AS t ON t.tenant_id = e.tenant_id AND t.conversation_id = e.conversation_id
 SETTINGS join_use_nulls = 0

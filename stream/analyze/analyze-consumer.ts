@@ -2,9 +2,9 @@
  * The `analyze` consumer: runs the analyzer list for "conversation changed" jobs once their debounce
  * windows have closed, in batches. Jobs are pulled continuously into a bounded queue; one runner
  * waits for the earliest due time, takes every job due by then (up to `maxBatch`), and runs each
- * analyzer once per tenant for all the batch's conversations (one query and one insert, not one
- * per conversation). A tenant's jobs are acked together after every analyzer succeeded, or nakked
- * together with backoff; a job is dead-lettered after `maxDeliver` deliveries.
+ * analyzer once for all the batch's conversations, of every tenant (one query and one insert, not
+ * one per conversation). The batch's jobs are acked together after every analyzer succeeded, or
+ * nakked together with backoff; a job is dead-lettered after `maxDeliver` deliveries.
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
@@ -12,7 +12,7 @@ import type { Logger } from '../../core/log.js';
 import { backoffDelay, sleep } from '../../core/retry.js';
 import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
-import { nextVersion, type Analyzer } from './analyzers.js';
+import { nextVersion, type Analyzer, type ConversationKey } from './analyzers.js';
 import type { ConversationJob } from './publisher.js';
 
 export interface AnalyzeConsumerOptions {
@@ -99,32 +99,26 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   };
 
   const runBatch = async (batch: Held[]) => {
-    const byTenant = new Map<string, Held[]>();
-    for (const h of batch) {
-      const list = byTenant.get(h.job.tenant_id);
-      if (list) list.push(h);
-      else byTenant.set(h.job.tenant_id, [h]);
-    }
-    for (const [tenantId, held] of byTenant) {
-      const ids = [...new Set(held.map((h) => h.job.conversation_id))];
-      metrics.analyzeBatch.observe({}, ids.length);
-      try {
-        for (const a of opts.analyzers) {
-          try {
-            await a.run({ store: opts.store, log, tenantId, version: nextVersion() }, ids);
-            metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'ok' });
-          } catch (err) {
-            metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'error' });
-            throw err;
-          }
+    const keys = new Map<string, ConversationKey>();
+    for (const h of batch) keys.set(`${h.job.tenant_id}\u0000${h.job.conversation_id}`, { tenantId: h.job.tenant_id, conversationId: h.job.conversation_id });
+    const conversations = [...keys.values()];
+    metrics.analyzeBatch.observe({}, conversations.length);
+    try {
+      for (const a of opts.analyzers) {
+        try {
+          await a.run({ store: opts.store, log, version: nextVersion() }, conversations);
+          metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'ok' });
+        } catch (err) {
+          metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'error' });
+          throw err;
         }
-        for (const h of held) h.m.ack();
-        metrics.analyzeJobs.inc({ outcome: 'ok' }, held.length);
-      } catch (err) {
-        log.warn({ err, tenant: tenantId, conversations: ids.length }, 'analysis failed: jobs will be redelivered');
-        metrics.analyzeJobs.inc({ outcome: 'retry' }, held.length);
-        for (const h of held) h.m.nak(backoffDelay(h.m.info.deliveryCount, 500, 10_000));
       }
+      for (const h of batch) h.m.ack();
+      metrics.analyzeJobs.inc({ outcome: 'ok' }, batch.length);
+    } catch (err) {
+      log.warn({ err, conversations: conversations.length }, 'analysis failed: jobs will be redelivered');
+      metrics.analyzeJobs.inc({ outcome: 'retry' }, batch.length);
+      for (const h of batch) h.m.nak(backoffDelay(h.m.info.deliveryCount, 500, 10_000));
     }
   };
 

@@ -1,19 +1,20 @@
 /**
  * Pluggable analyses run when conversations change. Each analyzer has a name and a version
  * (a change of version means its rows are recomputed) and a `run` that reads what it needs and
- * writes its rows. Runs are batch-shaped: one call per tenant with every conversation of the batch,
- * so an analyzer costs one query and one insert per batch rather than per conversation (the
- * embedded engine has a fixed cost per query and is shared with inserts and the data API).
+ * writes its rows. Runs are batch-shaped: one call with every conversation of the batch (of any
+ * tenants), so an analyzer costs one query and one insert per batch rather than per conversation
+ * or per tenant (the embedded engine has a fixed cost per query and is shared with inserts and
+ * the data API; a batch of a busy system touches many tenants).
  * The list is ordered: the conversation rollup comes first so later analyzers can read exact
  * `conversations` rows.
  */
+import { TupleParam } from '@clickhouse/client';
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import type { Logger } from '../../core/log.js';
 
 export interface AnalyzerContext {
   store: Store;
   log: Logger;
-  tenantId: string;
   /** Monotonic version for rows written by this run (ms since epoch, made unique per process). */
   version: number;
 }
@@ -21,11 +22,17 @@ export interface AnalyzerContext {
 export interface Analyzer {
   name: string;
   version: number;
-  /** Analyzes `conversations` (distinct ids, all of `ctx.tenantId`). Throws to have the batch retried. */
-  run(ctx: AnalyzerContext, conversations: readonly string[]): Promise<void>;
+  /** Analyzes `conversations` (distinct). Throws to have the whole batch retried. */
+  run(ctx: AnalyzerContext, conversations: readonly ConversationKey[]): Promise<void>;
+}
+
+export interface ConversationKey {
+  tenantId: string;
+  conversationId: string;
 }
 
 interface RollupRow {
+  tenant_id: string;
   conversation_id: string;
   events: string | number;
   environment: string;
@@ -53,8 +60,8 @@ export const conversationRollup: Analyzer = {
   version: 1,
   async run(ctx, conversations) {
     for (let i = 0; i < conversations.length; i += ROLLUP_CHUNK) {
-      const ids = conversations.slice(i, i + ROLLUP_CHUNK);
-      const found = await ctx.store.query<RollupRow>(namedQuery('stream-conversation-rollup'), { tenant: ctx.tenantId, ids });
+      const keys = conversations.slice(i, i + ROLLUP_CHUNK).map((k) => new TupleParam([k.tenantId, k.conversationId]));
+      const found = await ctx.store.query<RollupRow>(namedQuery('stream-conversation-rollup'), { keys });
       const rows = found.filter((r) => Number(r.events) > 0).map((r) => rollupRow(ctx, r));
       if (rows.length) await ctx.store.insert('conversations', rows);
     }
@@ -63,7 +70,7 @@ export const conversationRollup: Analyzer = {
 
 function rollupRow(ctx: AnalyzerContext, r: RollupRow) {
   return {
-    tenant_id: ctx.tenantId,
+    tenant_id: r.tenant_id,
     conversation_id: r.conversation_id,
     version: ctx.version,
     environment: r.environment || 'production',
