@@ -1,4 +1,6 @@
 -- Core storage. Tenant leads every sort key; partitions by month of event time.
+-- Sort keys hold only columns derived from a row's content (never receive or insert times), so the
+-- copies of a redelivered row have equal keys and ReplacingMergeTree dedup converges.
 -- Tables that can receive the same row twice (redelivery) are Replacing/Aggregating MergeTrees keyed
 -- so that a replay converges; reads use FINAL or GROUP BY on the key.
 
@@ -37,14 +39,16 @@ CREATE TABLE IF NOT EXISTS {{db}}.events {{on_cluster}}
     success          Int8 DEFAULT -1,
     duration_ms      Float64 CODEC(Gorilla, ZSTD(1)),
     message_id       String,
-    INDEX idx_conversation conversation_id TYPE bloom_filter(0.01) GRANULARITY 4,
+    -- insert order follows inserted_at closely: the range of each granule prunes the reconcile scan
+    INDEX idx_inserted inserted_at TYPE minmax GRANULARITY 1,
     INDEX idx_user user_id TYPE bloom_filter(0.01) GRANULARITY 4,
     INDEX idx_trace trace_id TYPE bloom_filter(0.01) GRANULARITY 4,
     INDEX idx_tool tool_name TYPE set(256) GRANULARITY 4
 )
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(event_time)
-ORDER BY (tenant_id, type, event_time, event_id)
+-- conversation second: the rollups read one tenant's conversations by primary key, not by scan
+ORDER BY (tenant_id, conversation_id, event_time, event_id)
 SETTINGS non_replicated_deduplication_window = 10000;
 
 CREATE TABLE IF NOT EXISTS {{db}}.spans {{on_cluster}}
