@@ -46,11 +46,29 @@ export type PipelineResult =
     }
   | { kind: 'bad_request'; code: string; message: string };
 
+/**
+ * JSON of objects shared by many events of one request: the resource and scope of an OTLP
+ * ResourceLogs/ScopeLogs group are one object each for all of its records, serialized once.
+ * Drafts never mutate them after normalization.
+ */
+const sharedJson = new WeakMap<object, string>();
+function jsonOnce(v: object): string {
+  let json = sharedJson.get(v);
+  if (json === undefined) sharedJson.set(v, (json = JSON.stringify(v)));
+  return json;
+}
+
 /** Serializes a draft without `receive_time`; the draft is consumed (not used afterwards). */
 function serialize(d: EventDraft, index: number): PreparedEvent {
-  // an undefined property is left out by JSON.stringify: cheaper than copying the draft without it
-  (d as { receive_time?: string }).receive_time = undefined;
-  const out: PreparedEvent = { index, json: JSON.stringify(d), agent: d.agent, type: d.type };
+  const { resource, scope } = d;
+  // undefined properties are left out by JSON.stringify: cheaper than copying the draft without them
+  const loose = d as { receive_time?: string; resource?: unknown; scope?: unknown };
+  loose.receive_time = undefined;
+  loose.resource = undefined;
+  loose.scope = undefined;
+  const head = JSON.stringify(d);
+  const json = `${head.slice(0, -1)},"resource":${jsonOnce(resource)},"scope":${jsonOnce(scope)}}`;
+  const out: PreparedEvent = { index, json, agent: d.agent, type: d.type };
   if (d.message) out.messageId = d.message.message_id;
   return out;
 }

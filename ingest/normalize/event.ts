@@ -32,6 +32,10 @@ export function environmentOf(resource: Attributes, fallback: Environment = 'pro
 
 export const iso = (d: Date) => d.toISOString();
 
+/** Defaults shared by every event without a resource or scope (frozen: serialized once, never mutated). */
+const NO_RESOURCE: Attributes = Object.freeze({}) as Attributes;
+const NO_SCOPE = Object.freeze({ name: '', version: '', attributes: Object.freeze({}) as Attributes });
+
 export function draft(ctx: NormalizeContext, fields: Partial<EventDraft> & Pick<EventDraft, 'type' | 'name' | 'event_time'>): EventDraft {
   return {
     tenant_id: ctx.tenant,
@@ -45,8 +49,8 @@ export function draft(ctx: NormalizeContext, fields: Partial<EventDraft> & Pick<
     trace_id: '',
     span_id: '',
     attributes: {},
-    resource: {},
-    scope: { name: '', version: '', attributes: {} },
+    resource: NO_RESOURCE,
+    scope: NO_SCOPE,
     ...fields,
   };
 }

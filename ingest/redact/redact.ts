@@ -149,22 +149,63 @@ const RULES: Rule[] = [
 
 /** Masks secrets in `text`; returns the same string when nothing matched. */
 export function redact(text: string): string {
-  if (!text || !mayHoldSecret(text)) return text;
+  if (!text) return text;
+  let mask = triggeredRules(text);
   let out = text;
-  for (const rule of RULES) if (rule.hint(out)) out = out.replace(rule.re, rule.replace as (m: string, ...a: string[]) => string);
+  for (let i = 0; mask !== 0 && i < RULES.length; i++) {
+    const rule = RULES[i]!;
+    if (!(mask & (1 << i)) || !rule.hint(out)) continue;
+    const next = out.replace(rule.re, rule.replace as (m: string, ...a: string[]) => string);
+    // a replacement rewrites the text: the literals found before may no longer describe it
+    if (next !== out) mask = triggeredRules((out = next));
+  }
   return out;
 }
 
 /**
- * A superset of every rule's hint as lower-case literals, tested in one scan of the lower-cased
- * text (each ASCII letter a rule matches, in either case, lower-cases to the literal's letter):
- * false means no rule can match. A hit ("passed" contains "pass") only sends the text on to the
- * exact per-rule hints.
+ * Every literal some rule needs, lower-case, in one alternation: each ASCII letter a rule matches,
+ * in either case, lower-cases to the literal's letter, so a text whose lower-cased form holds none
+ * of them cannot match any rule. No literal is a prefix of another, so scanning from every start
+ * position finds every occurrence.
  */
-const GATE =
-  /pass|pwd|secret|token|key|credential|auth|cookie|dsn|connection|database|webhook|signature|bearer|basic|:\/\/|-----begin|akia|asia|agpa|aida|aroa|anpa|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|[sr]k_|aiza|npm_|eyj|sg\.|mysql|\s-u\s|\s--user\s/;
+const TRIGGER =
+  /pass|pwd|secret|token|key|credential|auth|cookie|dsn|connection|database|webhook|signature|bearer|basic|:\/\/|-----begin|akia|asia|agpa|aida|aroa|anpa|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|[sr]k_|aiza|npm_|eyj|sg\.|mysql|\s-u\s|\s--user\s/g;
+
+/** Rule indexes (bits) of RULES above, by the literal that may start a match of the rule. */
+const [PEM, TOKENS, AUTHORIZATION, HEADERS, BEARER, URL, JSON_KEY, FLAG, MYSQL, TOOL_ARGS, ASSIGN, KEY_VALUE] = RULES.map((_, i) => 1 << i) as number[] as [
+  number, number, number, number, number, number, number, number, number, number, number, number,
+];
+const SECRET_RULES = JSON_KEY | FLAG | ASSIGN | KEY_VALUE;
+const TRIGGER_RULES = new Map<string, number>([
+  ['pass', SECRET_RULES | TOOL_ARGS],
+  ...['pwd', 'credential', 'dsn', 'connection', 'database', 'webhook'].map((w) => [w, SECRET_RULES] as [string, number]),
+  ...['secret', 'token', 'key', 'cookie'].map((w) => [w, SECRET_RULES | HEADERS] as [string, number]),
+  ['auth', SECRET_RULES | HEADERS | AUTHORIZATION],
+  ['signature', HEADERS],
+  ['bearer', BEARER],
+  ['basic', BEARER],
+  ['://', URL],
+  ['-----begin', PEM],
+  ['mysql', MYSQL],
+]);
+
+/** Bit set of the rules whose literals occur in `text`; 0 means nothing can be redacted. */
+function triggeredRules(text: string): number {
+  const lower = text.toLowerCase();
+  let mask = 0;
+  TRIGGER.lastIndex = 0;
+  for (let m = TRIGGER.exec(lower); m; m = TRIGGER.exec(lower)) {
+    const lit = m[0];
+    // whitespace-framed `-u`/`--user`, else a token prefix (akia, ghp_, sk-, eyj, ...)
+    mask |= TRIGGER_RULES.get(lit) ?? (lit.includes('-u') ? TOOL_ARGS : TOKENS);
+    TRIGGER.lastIndex = m.index + 1;
+  }
+  return mask;
+}
+
+/** Whether any rule may apply to `text` (the cheap scan `redact` starts with). */
 export function mayHoldSecret(text: string): boolean {
-  return GATE.test(text.toLowerCase());
+  return triggeredRules(text) !== 0;
 }
 
 /** Every rule on every text, without hints: the reference the hinted path must equal (tests). */
