@@ -6,6 +6,7 @@ import { CONSUMERS, KV_BUCKETS, STREAMS } from '../schemas/subjects.js';
 import type { DecodeResult } from './batch.js';
 import { streamMetrics } from './metrics.js';
 import { createSink, type InsertFn } from './sink.js';
+import { insertCompact } from './compact-insert.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
 import { defaultAnalyzers, type Analyzer } from './analyze/analyzers.js';
@@ -53,7 +54,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   };
   const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
 
-  const baseInsert: InsertFn = (table, rows, settings) => rt.store.insert(table, rows, settings);
+  const baseInsert: InsertFn = (table, rows, settings) => insertCompact(rt.store, table, rows, settings);
   const sink = createSink({
     insert: opts.wrapInsert ? opts.wrapInsert(baseInsert) : baseInsert,
     maxBatchRows: cfg.maxBatchRows,
