@@ -199,6 +199,8 @@ export async function connectBus(url: string, opts: { log?: Logger; name?: strin
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     timeout: 5000,
+    // async stack traces cost two Error captures per request and publish on the hot path
+    noAsyncTraces: true,
   });
   (async () => {
     for await (const s of nc.status()) {
