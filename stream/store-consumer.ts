@@ -11,6 +11,7 @@ import type { DecodeResult } from './batch.js';
 import { deadLetter, messageId, type DlqReason } from './dlq.js';
 import type { Sink } from './sink.js';
 import type { StreamMetrics } from './metrics.js';
+import { createRoomSignal, getConsumer, pullLoop } from './pull.js';
 
 export interface Decoder {
   decode(data: Uint8Array): Promise<DecodeResult>;
@@ -40,29 +41,19 @@ export interface RunningConsumer {
   stop(): Promise<void>;
 }
 
-const FETCH_EXPIRES_MS = 1000;
-
 export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
   const { js, metrics, log } = opts;
   const labels = { consumer: opts.durable };
   let inFlight = 0;
   let stopping = false;
-  let wake: (() => void) | undefined;
+  const signal = createRoomSignal();
   const lastError = new Map<string, string>();
 
   const finish = () => {
     inFlight--;
     metrics.inFlight.set(labels, inFlight);
-    wake?.();
+    signal.wake();
   };
-  const waitForRoom = () =>
-    new Promise<void>((resolve) => {
-      wake = () => {
-        wake = undefined;
-        resolve();
-      };
-      setTimeout(() => wake?.(), 200).unref();
-    });
 
   const toDlq = async (m: JsMsg, reason: DlqReason, error: string) => {
     try {
@@ -130,22 +121,16 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
   };
 
   const loop = async () => {
-    const consumer = await getConsumer(opts, () => stopping);
-    while (!stopping && consumer) {
-      const room = Math.min(opts.maxInFlight - inFlight, opts.decoder.room(), opts.maxFetch ?? 1000);
-      if (room <= 0) {
-        await waitForRoom();
-        continue;
-      }
-      try {
-        const iter = await consumer.fetch({ max_messages: room, expires: FETCH_EXPIRES_MS });
-        for await (const m of iter) handle(m);
-      } catch (err) {
-        if (stopping) break;
-        log.warn({ err: (err as Error)?.message }, 'fetch failed: retrying');
-        await sleep(250);
-      }
-    }
+    const consumer = await getConsumer(js, opts.stream, opts.durable, log, () => stopping);
+    if (!consumer) return;
+    await pullLoop({
+      consumer,
+      room: () => Math.min(opts.maxInFlight - inFlight, opts.decoder.room(), opts.maxFetch ?? 1000),
+      signal,
+      onMessage: handle,
+      stopped: () => stopping,
+      log,
+    });
   };
   const running = loop().catch((err) => log.error({ err }, 'store consumer stopped'));
 
@@ -155,22 +140,10 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
     },
     async stop() {
       stopping = true;
-      wake?.();
+      signal.wake();
       await running;
       // every held message reaches the sink or the DLQ; the caller flushes the sink after this
       while (inFlight > opts.sink.pending) await sleep(10);
     },
   };
-}
-
-async function getConsumer(opts: ConsumerOptions, stopped: () => boolean) {
-  for (let attempt = 1; !stopped(); attempt++) {
-    try {
-      return await opts.js.consumers.get(opts.stream, opts.durable);
-    } catch (err) {
-      opts.log.warn({ err: (err as Error)?.message, attempt }, 'consumer not available yet: retrying');
-      await sleep(backoffDelay(attempt, 200, 5000));
-    }
-  }
-  return undefined;
 }

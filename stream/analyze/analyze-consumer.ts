@@ -10,6 +10,7 @@ import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
 import type { Logger } from '../../core/log.js';
 import { backoffDelay, sleep } from '../../core/retry.js';
+import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
 import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
 import { nextVersion, type Analyzer, type ConversationKey } from './analyzers.js';
@@ -33,8 +34,6 @@ interface Held {
   job: ConversationJob;
 }
 
-const FETCH_EXPIRES_MS = 1000;
-
 export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Promise<void> } {
   const { metrics, log } = opts;
   const maxBatch = Math.max(1, opts.maxBatch ?? 500);
@@ -44,7 +43,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   let runner: Promise<void> | undefined;
   /** Jobs of the batch being analyzed. */
   let busy = 0;
-  let wake: (() => void) | undefined;
+  const signal = createRoomSignal();
 
   const dead = async (m: JsMsg, reason: 'poison' | 'max_deliver', error: string) => {
     try {
@@ -76,7 +75,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     queue.push({ m, job });
     runner ??= drain().finally(() => {
       runner = undefined;
-      wake?.();
+      signal.wake();
     });
   };
 
@@ -93,7 +92,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       for (const h of queue) ((h.job.due_ms ?? 0) <= now && batch.length < maxBatch ? batch : rest).push(h);
       queue = rest;
       busy = batch.length;
-      wake?.();
+      signal.wake();
       await runBatch(batch).finally(() => (busy = 0));
     }
   };
@@ -122,40 +121,18 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     }
   };
 
-  const waitForRoom = () =>
-    new Promise<void>((resolve) => {
-      wake = () => {
-        wake = undefined;
-        resolve();
-      };
-      setTimeout(() => wake?.(), 200).unref();
-    });
-
   const loop = async () => {
-    let consumer;
-    for (let attempt = 1; !stopping && !consumer; attempt++) {
-      try {
-        consumer = await opts.js.consumers.get(opts.stream, opts.durable);
-      } catch (err) {
-        log.warn({ err: (err as Error)?.message }, 'analyze consumer not available yet');
-        await sleep(backoffDelay(attempt, 200, 5000));
-      }
-    }
-    while (!stopping && consumer) {
-      // at most two batches held: the one running and the next one filling
-      const room = 2 * maxBatch - queue.length - busy;
-      if (room <= 0) {
-        await waitForRoom();
-        continue;
-      }
-      try {
-        const iter = await consumer.fetch({ max_messages: room, expires: FETCH_EXPIRES_MS });
-        for await (const m of iter) accept(m);
-      } catch (err) {
-        if (stopping) break;
-        log.warn({ err: (err as Error)?.message }, 'analyze fetch failed: retrying');
-        await sleep(250);
-      }
+    const consumer = await getConsumer(opts.js, opts.stream, opts.durable, log, () => stopping);
+    if (consumer) {
+      await pullLoop({
+        consumer,
+        // at most two batches held: the one running and the next one filling
+        room: () => 2 * maxBatch - queue.length - busy,
+        signal,
+        onMessage: accept,
+        stopped: () => stopping,
+        log,
+      });
     }
     // every held job is analyzed (they are due within one debounce window) and acked or nakked
     while (runner) await runner;
@@ -164,7 +141,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   return {
     async stop() {
       stopping = true;
-      wake?.();
+      signal.wake();
       await running;
     },
   };
