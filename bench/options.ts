@@ -3,6 +3,8 @@ export interface BenchOptions {
   quick: boolean;
   /** Query dataset size in events (bulk-loaded). */
   events: number;
+  /** At most this many dataset events are generated; the rest are in-engine copies of them. */
+  generateEvents: number;
   seed: number;
   /** Concurrency of the ingest-edge clients. */
   concurrency: number;
@@ -35,6 +37,8 @@ export const USAGE = `Usage: npm run bench -- [--quick] [--events N] [--seed N] 
 
   --quick          short run (under 2 minutes): 100k-event dataset, 2 s measurements
   --events N       query dataset size in events (default 1000000; 10M works: bulk-loaded)
+  --generate N     generate at most N dataset events (default 1000000) and copy them in the
+                   engine up to --events (new conversation ids, interleaved times)
   --skip LIST      phases to skip: ${PHASES.join(',')}
   --compare A B    print two result files side by side with ratios B/A
 `;
@@ -45,6 +49,7 @@ export function parseArgs(argv: string[]): BenchOptions {
   const o: BenchOptions = {
     quick,
     events: quick ? 100_000 : 1_000_000,
+    generateEvents: 1_000_000,
     seed: 1,
     concurrency: 16,
     edgeSeconds: quick ? 2 : 5,
@@ -67,6 +72,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       case '--quick':
         break;
       case '--events': o.events = Math.floor(num(a, argv[++i])); break;
+      case '--generate': o.generateEvents = Math.max(1, Math.floor(num(a, argv[++i]))); break;
       case '--seed': o.seed = Math.floor(num(a, argv[++i])); break;
       case '--concurrency': o.concurrency = Math.max(1, Math.floor(num(a, argv[++i]))); break;
       case '--out': o.outDir = argv[++i] ?? o.outDir; break;

@@ -1,7 +1,8 @@
 import type { Store } from '../../core/clickhouse.js';
 import { DEFAULT_CONVERSATION_OPTIONS, conversationAt, type ConversationOptions } from '../workload/conversation.js';
 import { zipfWeights } from '../workload/rng.js';
-import { insertRows, rowsFor } from '../ceilings/clickhouse.js';
+import { TABLES, insertRows, rowsFor } from '../ceilings/clickhouse.js';
+import { replicateTables, type ReplicateResult } from '../lib/replicate.js';
 import { summarize, ratio, type LatencySummary } from '../lib/stats.js';
 import type { BenchSystem } from '../lib/system.js';
 import type { BenchOptions } from '../options.js';
@@ -16,23 +17,34 @@ export interface DatasetResult {
   conversations: number;
   load_seconds: number;
   load_events_per_s: number;
+  /** Events generated and inserted through the client; the rest are in-engine copies. */
+  generated_events?: number;
+  generated_seconds?: number;
+  /** 1 = no copies (absent in results of older runs). */
+  copies?: number;
+  copy_tables?: ReplicateResult[];
 }
 
 /**
  * Loads the query dataset by bulk insert straight into the system's tables (events, messages,
  * tool_calls, conversations), derived from the generator: the same conversations the workload
- * sends, spread over the last 10 days. Much faster than ingesting them, and what makes 10M events
- * practical; the rows follow bench/workload/rows.ts.
+ * sends, spread over the last 10 days; the rows follow bench/workload/rows.ts. Much faster than
+ * ingesting them. Beyond `--generate` events (default 1M) the generated events are copied inside the
+ * engine (lib/replicate.ts: new conversation ids, times interleaved) until the dataset has the
+ * requested size — what makes 10M events load in minutes instead of an hour.
  */
 export async function loadDataset(store: Store, o: BenchOptions, log: (s: string) => void): Promise<{ result: DatasetResult; opts: ConversationOptions }> {
-  const count = Math.max(1, Math.round(o.events / EVENTS_PER_CONVERSATION));
-  const opts: ConversationOptions = { ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 7, startMs: Date.now() - SPAN_MS, spacingMs: Math.max(1, Math.floor(SPAN_MS / count)) };
+  const target = o.events;
+  const generated = Math.min(target, o.generateEvents);
+  const count = Math.max(1, Math.round(generated / EVENTS_PER_CONVERSATION));
+  const spacingMs = Math.max(1, Math.floor(SPAN_MS / count));
+  const opts: ConversationOptions = { ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 7, startMs: Date.now() - SPAN_MS, spacingMs };
   const t0 = performance.now();
   let events = 0;
   let rows = 0;
   let done = 0;
   const chunk = 2000;
-  for (let from = 0; from < count && events < o.events * 1.05; from += chunk) {
+  for (let from = 0; from < count && events < generated * 1.05; from += chunk) {
     const part = rowsFor(opts, Math.min(chunk, count - from), from);
     await insertRows(store.client, store.database, part.rows);
     events += part.events;
@@ -40,8 +52,29 @@ export async function loadDataset(store: Store, o: BenchOptions, log: (s: string
     done = Math.min(count, from + chunk);
     if ((from / chunk) % 25 === 0) log(`dataset: ${events} events loaded`);
   }
+  const generatedSeconds = (performance.now() - t0) / 1000;
+  let copies = 1;
+  let copied: ReplicateResult[] = [];
+  if (target > events * 1.05) {
+    copies = Math.round(target / events);
+    copied = await replicateTables(store, TABLES, copies, spacingMs / copies, log);
+    rows = copied.reduce((n, r) => n + r.rows_after, 0);
+    events *= copies;
+    done *= copies;
+  }
   const s = (performance.now() - t0) / 1000;
-  return { result: { events, rows, conversations: done, load_seconds: Math.round(s * 10) / 10, load_events_per_s: Math.round(events / s) }, opts: { ...opts, tenants: opts.tenants } };
+  const result: DatasetResult = {
+    events,
+    rows,
+    conversations: done,
+    load_seconds: Math.round(s * 10) / 10,
+    load_events_per_s: Math.round(events / s),
+    generated_events: Math.round(events / copies),
+    generated_seconds: Math.round(generatedSeconds * 10) / 10,
+    copies,
+    copy_tables: copied,
+  };
+  return { result, opts };
 }
 
 export interface EndpointRow {
