@@ -5,12 +5,14 @@
  * tenants), so an analyzer costs one query and one insert per batch rather than per conversation
  * or per tenant (the embedded engine has a fixed cost per query and is shared with inserts and
  * the data API; a batch of a busy system touches many tenants).
- * The list is ordered: the conversation rollup comes first so later analyzers can read exact
- * `conversations` rows.
+ * The list is ordered (see `defaultAnalyzers`); analyzers appended after the conversation rollup
+ * can read exact `conversations` rows.
  */
 import { TupleParam } from '@clickhouse/client';
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import type { Logger } from '../../core/log.js';
+import { toolFailureRollup } from './tool-failures.js';
+import { nextVersion } from './version.js';
 
 export interface AnalyzerContext {
   store: Store;
@@ -91,12 +93,11 @@ function rollupRow(ctx: AnalyzerContext, r: RollupRow) {
   };
 }
 
-/** The default analyzer list; later analyses are appended here. */
-export const defaultAnalyzers: Analyzer[] = [conversationRollup];
+/**
+ * The default analyzer list; later analyses are appended here. The tool-failure rollup runs before
+ * the conversation rollup: once a conversation's row shows a change, the rollup of its calls is
+ * already written (tests and readers that wait for the conversation row see both).
+ */
+export const defaultAnalyzers: Analyzer[] = [toolFailureRollup, conversationRollup];
 
-let lastVersion = 0;
-/** Wall-clock based, strictly increasing within the process. */
-export function nextVersion(now = Date.now()): number {
-  lastVersion = Math.max(now * 1000, lastVersion + 1);
-  return lastVersion;
-}
+export { nextVersion };

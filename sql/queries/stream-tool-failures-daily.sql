@@ -1,0 +1,24 @@
+-- Recomputes the tool_failures_daily rows of a set of (tenant, UTC day) pairs from tool_call_facts
+-- (the folded calls), replacing them: every group of those days gets a row of this version, and a
+-- group that has no call any more is tombstoned (is_deleted = 1). Params: days
+-- Array(Tuple(String, Date)), version UInt64 (taken after the facts were written).
+INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, example_errors)
+WITH fresh AS (
+    SELECT
+        tenant_id, day, environment, tool_name, effect_class,
+        count() AS calls,
+        countIf(failed = 1) AS failures,
+        maxIf(ts, failed = 1) AS last_failure_at,
+        uniqExactStateIf(conversation_id, failed = 1) AS failed_conversations,
+        topKStateIf(3)(error, failed = 1 AND error != '') AS example_errors
+    FROM {{db}}.tool_call_facts FINAL
+    WHERE (tenant_id, day) IN {days:Array(Tuple(String, Date))}
+    GROUP BY tenant_id, day, environment, tool_name, effect_class
+)
+SELECT tenant_id, day, environment, tool_name, effect_class, {version:UInt64}, 0, calls, failures, last_failure_at, failed_conversations, example_errors
+FROM fresh
+UNION ALL
+SELECT tenant_id, day, environment, tool_name, effect_class, {version:UInt64}, 1, calls, failures, last_failure_at, failed_conversations, example_errors
+FROM {{db}}.tool_failures_daily FINAL
+WHERE (tenant_id, day) IN {days:Array(Tuple(String, Date))}
+  AND (tenant_id, day, environment, tool_name, effect_class) NOT IN (SELECT tenant_id, day, environment, tool_name, effect_class FROM fresh)

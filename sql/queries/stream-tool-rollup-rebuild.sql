@@ -1,0 +1,36 @@
+-- Rebuilds the tool-failure rollup of one tenant ({tenant:String}) or of every tenant (tenant = '')
+-- from tool_calls: for data written straight into tool_calls (bulk loads, tests) or to repair.
+-- Statements run in order (split on ';'); versions v1 < v2 < v3 come from the caller. Existing
+-- fact and daily rows are tombstoned (v1) and replaced by the fold of tool_calls (v2, v3); same
+-- fold and columns as the 0060 migration's backfill and stream-tool-calls-fold.sql.
+INSERT INTO {{db}}.tool_call_facts (tenant_id, tool_name, failed, day, conversation_id, call_id, version, is_deleted, environment, effect_class, ts, error, error_type)
+SELECT tenant_id, tool_name, failed, day, conversation_id, call_id, {v1:UInt64}, 1, environment, effect_class, ts, error, error_type
+FROM {{db}}.tool_call_facts FINAL
+WHERE {tenant:String} = '' OR tenant_id = {tenant:String};
+
+INSERT INTO {{db}}.tool_call_facts (tenant_id, tool_name, failed, day, conversation_id, call_id, version, is_deleted, environment, effect_class, ts, error, error_type)
+SELECT tenant_id, tool_name, toUInt8(success = 0), toDate(start), conversation_id, call_id, {v2:UInt64}, 0, environment, if(effect = '', 'unknown', effect), start, error, error_type
+FROM (
+    SELECT tenant_id, conversation_id, call_id, min(ts) AS start, max(tool_name) AS tool_name, max(success) AS success,
+           max(environment) AS environment, max(effect_class) AS effect, max(error) AS error, max(error_type) AS error_type
+    FROM {{db}}.tool_calls
+    WHERE {tenant:String} = '' OR tenant_id = {tenant:String}
+    GROUP BY tenant_id, conversation_id, call_id
+);
+
+INSERT INTO {{db}}.tool_call_rollup_state (tenant_id, conversation_id, call_id, version, tool_name, failed, day, environment, effect_class, ts, error, error_type)
+SELECT tenant_id, conversation_id, call_id, {v2:UInt64}, tool_name, failed, day, environment, effect_class, ts, error, error_type
+FROM {{db}}.tool_call_facts FINAL
+WHERE {tenant:String} = '' OR tenant_id = {tenant:String};
+
+INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, example_errors)
+SELECT tenant_id, day, environment, tool_name, effect_class, {v1:UInt64}, 1, calls, failures, last_failure_at, failed_conversations, example_errors
+FROM {{db}}.tool_failures_daily FINAL
+WHERE {tenant:String} = '' OR tenant_id = {tenant:String};
+
+INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, example_errors)
+SELECT tenant_id, day, environment, tool_name, effect_class, {v3:UInt64}, 0, count(), countIf(failed = 1), maxIf(ts, failed = 1),
+       uniqExactStateIf(conversation_id, failed = 1), topKStateIf(3)(error, failed = 1 AND error != '')
+FROM {{db}}.tool_call_facts FINAL
+WHERE {tenant:String} = '' OR tenant_id = {tenant:String}
+GROUP BY tenant_id, day, environment, tool_name, effect_class
