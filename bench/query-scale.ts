@@ -15,6 +15,8 @@ import { createContextRepo } from '../query/repo/context.js';
 import { createSearchRepo } from '../query/repo/search.js';
 import { createToolFailuresRepo } from '../query/repo/tool-failures.js';
 import { createOverviewRepo } from '../query/repo/overview.js';
+import { rebuildToolFailureRollup } from '../stream/analyze/tool-failures.js';
+import { daysBackStartDayMs } from '../query/time.js';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,6 +29,7 @@ const TABLES = ['messages', 'tool_calls', 'conversations'] as const;
 async function load(store: Store, events: number, log: (s: string) => void) {
   const count = Math.round(events / 31);
   const have = Number((await store.query<{ n: string }>('SELECT count() AS n FROM {{db}}.conversations'))[0]?.n ?? 0);
+  if (have >= count) return;
   const opts = { ...DEFAULT_CONVERSATION_OPTIONS, seed: 49, startMs: Date.now() - SPAN, spacingMs: Math.max(1, Math.floor(SPAN / count)) };
   for (let from = have; from < count; from += 2000) {
     const rows: Pick<ConversationRows, (typeof TABLES)[number]> = { messages: [], tool_calls: [], conversations: [] };
@@ -37,6 +40,10 @@ async function load(store: Store, events: number, log: (s: string) => void) {
     for (const t of TABLES) for (let i = 0; i < rows[t].length; i += 50_000) await store.insert(t, rows[t].slice(i, i + 50_000));
     log(`loaded ${Math.min(count, from + 2000)}/${count} conversations`);
   }
+  // rows went straight into tool_calls: fill the tool-failure rollup the stream role would have written
+  const t0 = performance.now();
+  await rebuildToolFailureRollup(store);
+  log(`tool-failure rollup rebuilt in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 type Fn = () => Promise<unknown>;
@@ -48,6 +55,7 @@ function cases(store: Store, longId: string, before: ((name: string) => string) 
   const q = (sql: string, p: Record<string, unknown> = {}): Fn => () => store.query(sql, { t, ...p });
   const old = (name: string, p: Record<string, unknown>): Fn => () => store.query(before!(name), p);
   const since = now - 7 * DAY;
+  const toolSince = daysBackStartDayMs(7, now);
   const out: Record<string, { after: Fn; bare: Fn; before?: Fn }> = {
     context: {
       after: () => ctx.window(t, longId, undefined, 2),
@@ -56,22 +64,22 @@ function cases(store: Store, longId: string, before: ((name: string) => string) 
     },
     'tool-failures': {
       after: () => tf.stats({ tenant: t, environment: 'all', sinceMs: since, tool: '' }),
-      bare: q('SELECT tool_name, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND ts >= now64(3) - INTERVAL 7 DAY GROUP BY tool_name ORDER BY failures DESC, calls DESC LIMIT 50'),
+      bare: q('SELECT tool_name, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND ts >= toStartOfDay(now64(3, \'UTC\') - INTERVAL 7 DAY) GROUP BY tool_name ORDER BY failures DESC, calls DESC LIMIT 50'),
       before: before && old('query-tool-failures-stats', { tenant: t, environment: 'all', since_ms: since, tool: '' }),
     },
     'tool-failures/Bash': {
       after: () => Promise.all([tf.stats({ tenant: t, environment: 'all', sinceMs: since, tool: 'Bash' }), tf.errors({ tenant: t, environment: 'all', sinceMs: since, tool: 'Bash', limit: 10 })]),
-      bare: q("SELECT toDate(ts) AS day, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND tool_name = 'Bash' AND ts >= now64(3) - INTERVAL 7 DAY GROUP BY day ORDER BY day"),
+      bare: q("SELECT toDate(ts) AS day, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND tool_name = 'Bash' AND ts >= toStartOfDay(now64(3, 'UTC') - INTERVAL 7 DAY) GROUP BY day ORDER BY day"),
       before: before && (() => Promise.all([
         old('query-tool-failures-stats', { tenant: t, environment: 'all', since_ms: since, tool: 'Bash' })(),
         old('query-tool-failures-errors', { tenant: t, environment: 'all', since_ms: since, tool: 'Bash', limit: 10 })(),
       ])),
     },
     overview: {
-      after: () => ov.read({ tenant: t, environment: 'all', currentMs: since, previousMs: now - 14 * DAY, recentSinceMs: since, recentLimit: 10 }),
+      after: () => ov.read({ tenant: t, environment: 'all', currentMs: since, previousMs: now - 14 * DAY, toolSinceMs: toolSince, recentSinceMs: since, recentLimit: 10 }),
       bare: () => Promise.all([
         q('SELECT countIf(last_ts >= now64(3) - INTERVAL 7 DAY) AS cur, countIf(last_ts < now64(3) - INTERVAL 7 DAY AND last_ts >= now64(3) - INTERVAL 14 DAY) AS prev FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String}')(),
-        q('SELECT count() AS failures, uniqExact(conversation_id) AS convs, uniqExact(tool_name) AS tools FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND success = 0 AND ts >= now64(3) - INTERVAL 7 DAY')(),
+        q('SELECT count() AS failures, uniqExact(conversation_id) AS convs, uniqExact(tool_name) AS tools FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND success = 0 AND ts >= toStartOfDay(now64(3, \'UTC\') - INTERVAL 7 DAY)')(),
         q('SELECT conversation_id, summary, last_ts FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String} AND last_ts >= now64(3) - INTERVAL 7 DAY ORDER BY last_ts DESC LIMIT 10')(),
       ]),
       before: before && (() => Promise.all([old('query-overview-kpis', { tenant: t, environment: 'all', current_ms: since, previous_ms: now - 14 * DAY })(), store.query(namedQuery('query-overview-recent'), { tenant: t, environment: 'all', since_ms: since, limit: 10 })])),

@@ -23,6 +23,17 @@ export function daysBackStartMs(days: number, nowMs: number): number {
   return nowMs - days * DAY_MS;
 }
 
+/**
+ * Start (Unix ms) of the tool-failure window of `days` ending at `nowMs`: whole UTC days, i.e.
+ * midnight UTC of the day `days` days before today, so the window is today and the previous
+ * `days` days (the `days + 1` timeline entries). Whole days are what the daily rollup can answer
+ * exactly (docs/data-api.md "GET /tool-failures").
+ */
+export function daysBackStartDayMs(days: number, nowMs: number): number {
+  const d = new Date(nowMs - days * DAY_MS);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+}
+
 /** UTC dates (YYYY-MM-DD) from the day of `fromMs` to the day of `toMs`, inclusive. */
 export function utcDays(fromMs: number, toMs: number): string[] {
   const out: string[] = [];

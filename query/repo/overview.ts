@@ -11,13 +11,14 @@ interface KpiRow {
 /** Typed reads behind GET /overview: KPI blocks and recent activity, in parallel. */
 export function createOverviewRepo(store: Store) {
   return {
-    async read(opts: { tenant: string; environment: string; currentMs: number; previousMs: number; recentSinceMs: number; recentLimit: number }) {
+    async read(opts: { tenant: string; environment: string; currentMs: number; previousMs: number; toolSinceMs: number; recentSinceMs: number; recentLimit: number }) {
       const [kpis, recent] = await Promise.all([
         store.query<KpiRow>(namedQuery('query-overview-kpis'), {
           tenant: opts.tenant,
           environment: opts.environment,
           current_ms: opts.currentMs,
           previous_ms: opts.previousMs,
+          tool_since_ms: opts.toolSinceMs,
         }),
         store.query<{ conversation_id: string; summary: string; last_ts: string }>(namedQuery('query-overview-recent'), {
           tenant: opts.tenant,

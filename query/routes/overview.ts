@@ -3,7 +3,7 @@ import type { RequestState } from '../../core/http.js';
 import type { Infer } from '../../schemas/api/infer.js';
 import { overview, RECENT_ACTIVITY_DAYS, RECENT_ACTIVITY_LIMIT } from '../../schemas/api/overview.js';
 import { createOverviewRepo } from '../repo/overview.js';
-import { daysBackStartMs, oneDecimal } from '../time.js';
+import { daysBackStartDayMs, daysBackStartMs, oneDecimal } from '../time.js';
 import { defineRoute } from './define.js';
 import type { RouteDeps } from './deps.js';
 
@@ -24,6 +24,8 @@ export function mountOverview(router: Router<RequestState>, deps: RouteDeps): vo
       environment: q.environment,
       currentMs: daysBackStartMs(q.days_back, now),
       previousMs: daysBackStartMs(2 * q.days_back, now),
+      // tool failures: the whole-UTC-day window of GET /tool-failures, so the two agree
+      toolSinceMs: daysBackStartDayMs(q.days_back, now),
       recentSinceMs: daysBackStartMs(RECENT_ACTIVITY_DAYS, now),
       recentLimit: RECENT_ACTIVITY_LIMIT,
     });

@@ -3,7 +3,7 @@ import type { RequestState } from '../../core/http.js';
 import type { Infer } from '../../schemas/api/infer.js';
 import { toolFailureDetail, toolFailureOverview } from '../../schemas/api/tool-failures.js';
 import { createToolFailuresRepo, type StatsRow } from '../repo/tool-failures.js';
-import { daysBackStartMs, oneDecimal, utcDays } from '../time.js';
+import { daysBackStartDayMs, oneDecimal, utcDays } from '../time.js';
 import { defineRoute } from './define.js';
 import type { RouteDeps } from './deps.js';
 
@@ -51,7 +51,7 @@ export function mountToolFailures(router: Router<RequestState>, deps: RouteDeps)
 
   defineRoute<OverviewQuery>(router, deps.keys, toolFailureOverview, async ({ principal, query: q }): Promise<OverviewResponse> => {
     const now = deps.now();
-    const sinceMs = daysBackStartMs(q.days_back, now);
+    const sinceMs = daysBackStartDayMs(q.days_back, now);
     const rows = await repo.stats({ tenant: principal.tenant, environment: q.environment, sinceMs, tool: '' });
     const s = shapeStats(rows, sinceMs, now);
     return { period: { days: q.days_back }, totals: s.totals, tools: s.tools.slice(0, q.limit), by_effect_class: s.by_effect_class, timeline: s.timeline };
@@ -59,7 +59,7 @@ export function mountToolFailures(router: Router<RequestState>, deps: RouteDeps)
 
   defineRoute<DetailQuery>(router, deps.keys, toolFailureDetail, async ({ principal, query: q, params }): Promise<DetailResponse> => {
     const now = deps.now();
-    const sinceMs = daysBackStartMs(q.days_back, now);
+    const sinceMs = daysBackStartDayMs(q.days_back, now);
     const tool = params.tool ?? '';
     const base = { tenant: principal.tenant, environment: q.environment, sinceMs, tool };
     // an empty name would mean "all tools" to the query; no tool has an empty name worth listing

@@ -1,6 +1,7 @@
--- GET /overview: conversation counts of the current and previous window (by last activity) and
--- tool-failure counts of the current window (by call start), one row per block. Calls fold through
--- FINAL (see query-tool-failures-stats.sql): success and ts are the folded values.
+-- GET /overview: conversation counts of the current and previous window (by last activity, the last
+-- N×24 hours) and tool-failure counts of the tool-failure window (whole UTC days from the day of
+-- {tool_since_ms}, by call start), one row per block. Tool failures read the daily rollup exactly as
+-- GET /tool-failures does (query-tool-failures-stats.sql), so the two endpoints agree.
 SELECT 'conversations' AS block,
        countIf(last_ts >= fromUnixTimestamp64Milli({current_ms:Int64}, 'UTC')) AS a,
        countIf(last_ts < fromUnixTimestamp64Milli({current_ms:Int64}, 'UTC')) AS b,
@@ -11,11 +12,10 @@ WHERE tenant_id = {tenant:String}
   AND last_ts >= fromUnixTimestamp64Milli({previous_ms:Int64}, 'UTC')
 UNION ALL
 SELECT 'tool_failures' AS block,
-       count() AS a,
-       uniqExact(conversation_id) AS b,
-       uniqExact(tool_name) AS c
-FROM {{db}}.tool_calls FINAL
+       sum(failures) AS a,
+       uniqExactMerge(failed_conversations) AS b,
+       uniqExactIf(tool_name, failures > 0) AS c
+FROM {{db}}.tool_failures_daily FINAL
 WHERE tenant_id = {tenant:String}
-  AND success = 0
-  AND ts >= fromUnixTimestamp64Milli({current_ms:Int64}, 'UTC')
+  AND day >= toDate(fromUnixTimestamp64Milli({tool_since_ms:Int64}, 'UTC'))
   AND ({environment:String} = 'all' OR environment = {environment:String})

@@ -1,33 +1,26 @@
 -- GET /tool-failures and /tool-failures/:tool: calls and failures by tool, by effect class, by UTC
--- day and in total, in one pass (GROUPING SETS). A call is the fold of its decision and result rows
--- (max() per column, min() of ts = start); failure means success = 0 (-1 is "no result yet").
--- The fold is the table's own: FINAL merges each key's rows with the columns' functions (min/max),
--- and the WHERE conditions on non-key columns apply to the folded call (ClickHouse does not move
--- them before FINAL), so a call that started before the window is out even if its result is in it.
--- FINAL streams the merge over the sorted parts, 2-3x cheaper than a hash GROUP BY of every call.
+-- day and in total, in one pass (GROUPING SETS), from the daily rollup the stream role keeps
+-- (tool_failures_daily, migration 0060): ≤ days × environments × tools × effect classes rows of the
+-- tenant, whatever the number of calls. The window is whole UTC days: the day of {since_ms} and
+-- every later day (a call belongs to the day of its start). Each row is the exact fold of its calls
+-- (stream/analyze/tool-failures.ts); distinct failed conversations merge their per-day uniqExact
+-- states, so they are exact across days.
 SELECT
     multiIf(grouping(tool) = 0, 'tool', grouping(effect) = 0, 'effect', grouping(day) = 0, 'day', 'total') AS dim,
     tool,
     effect,
     toString(day) AS day,
-    count() AS calls,
-    countIf(ok = 0) AS failures,
-    uniqExactIf(conversation_id, ok = 0) AS conversations,
-    uniqExactIf(tool, ok = 0) AS tools,
-    maxIf(started_at, ok = 0) AS last_failure_at,
-    topKIf(3)(error, ok = 0 AND error != '') AS example_errors
+    sum(day_calls) AS calls,
+    sum(day_failures) AS failures,
+    uniqExactMerge(failed_conversations) AS conversations,
+    uniqExactIf(tool, day_failures > 0) AS tools,
+    max(last_failure_at) AS last_failure_at,
+    topKMerge(3)(example_errors) AS example_errors
 FROM (
-    SELECT
-        conversation_id,
-        tool_name AS tool,
-        if(effect_class = '', 'unknown', effect_class) AS effect,
-        success AS ok,
-        error,
-        ts AS started_at,
-        toDate(started_at) AS day
-    FROM {{db}}.tool_calls FINAL
+    SELECT tool_name AS tool, effect_class AS effect, day, calls AS day_calls, failures AS day_failures, last_failure_at, failed_conversations, example_errors
+    FROM {{db}}.tool_failures_daily FINAL
     WHERE tenant_id = {tenant:String}
-      AND ts >= fromUnixTimestamp64Milli({since_ms:Int64}, 'UTC')
+      AND day >= toDate(fromUnixTimestamp64Milli({since_ms:Int64}, 'UTC'))
       AND ({environment:String} = 'all' OR environment = {environment:String})
       AND ({tool:String} = '' OR tool_name = {tool:String})
 )

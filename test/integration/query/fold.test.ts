@@ -1,12 +1,14 @@
 /**
  * The read paths that avoid a hash GROUP BY or FINAL over wide columns must answer exactly like the
  * fold they replace: tool calls whose decision and result rows sit in separate parts (and a
- * redelivered row), and messages with a newer stored version, written straight into the tables.
+ * redelivered row), folded into the tool-failure rollup by its rebuild, and messages with a newer
+ * stored version, written straight into the tables.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
+import { rebuildToolFailureRollup } from '../../../stream/analyze/tool-failures.js';
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -53,6 +55,8 @@ test.before(async () => {
     call('c3', 'D', now - 3 * H + 1000, { success: 1, environment: 'staging' }),
   ];
   for (const r of rows) await store.insert('tool_calls', [r]);
+  // rows written straight into tool_calls: build the rollup the stream role would have written
+  await rebuildToolFailureRollup(store);
   // conversation m: 7 messages; m3 stored again later with new text; m5 stored again with a later ts (moves last)
   for (let i = 0; i < 7; i++) await store.insert('messages', [message('m', i, now - 10 * H + i * 60_000, `text ${i}`, now - 5 * H)]);
   await store.insert('messages', [message('m', 3, now - 10 * H + 3 * 60_000, 'text 3 edited', now - 4 * H)]);

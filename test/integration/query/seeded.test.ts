@@ -181,12 +181,18 @@ test('GET /conversations/:id/context: unknown conversation is 200 with nothing',
   assert.equal(r.body, { conversation_id: 'nope', total_messages: 0, summary: '', context: { center_index: null, from_index: null, to_index: null, messages: [] } });
 });
 
+/** Tool failures count calls of whole UTC days: today and the previous `days` days. */
+const toolWindowStart = (days: number) => {
+  const d = new Date(nowMs - days * DAY);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+};
+
 function overviewExpect(tenant: string, days: number) {
   const last = (c: SeedConversation) => Math.max(...c.messages.map((m) => m.atMs));
   const mine = data.filter((c) => c.tenant === tenant);
   const cur = mine.filter((c) => last(c) >= nowMs - days * DAY).length;
   const prev = mine.filter((c) => last(c) >= nowMs - 2 * days * DAY && last(c) < nowMs - days * DAY).length;
-  const failures = expectedCalls(data, tenant).filter((c) => c.failed && c.startMs >= nowMs - days * DAY);
+  const failures = expectedCalls(data, tenant).filter((c) => c.failed && c.startMs >= toolWindowStart(days));
   const recent = expectedList(data, tenant, { sinceMs: nowMs - 7 * DAY }).slice(0, 10);
   return {
     conversations: { total: cur, trend_pct: prev === 0 ? 0 : Math.round(((cur - prev) / prev) * 1000) / 10 },
@@ -211,7 +217,7 @@ test('GET /overview: KPIs for days_back 7 (default), 3 and 30', async () => {
 
 test('GET /tool-failures: counts and rates by tool, effect class and day', async () => {
   for (const days of [7, 30]) {
-    const calls = expectedCalls(data, MAIN).filter((c) => c.startMs >= nowMs - days * DAY);
+    const calls = expectedCalls(data, MAIN).filter((c) => c.startMs >= toolWindowStart(days));
     const r = await get(`/tool-failures?days_back=${days}`);
     assert.is(r.status, 200);
     const failed = calls.filter((c) => c.failed);
@@ -254,7 +260,7 @@ test('GET /tool-failures: counts and rates by tool, effect class and day', async
 });
 
 test('GET /tool-failures/:tool: one tool with its error texts and examples; unknown tool is empty', async () => {
-  const calls = expectedCalls(data, MAIN).filter((c) => c.startMs >= nowMs - 7 * DAY && c.use.name === 'get_order_details');
+  const calls = expectedCalls(data, MAIN).filter((c) => c.startMs >= toolWindowStart(7) && c.use.name === 'get_order_details');
   const failed = calls.filter((c) => c.failed);
   const r = await get('/tool-failures/get_order_details');
   assert.is(r.status, 200);
