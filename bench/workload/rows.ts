@@ -45,7 +45,12 @@ export function conversationRows(c: Conversation, receiveMs = c.startMs): Conver
   const source = c.format.startsWith('otlp') ? 'logs' : c.format === 'hooks-a' ? 'hooks' : 'ingest';
   const common = { tenant_id: c.tenant, conversation_id: c.id, user_id: c.userId, environment: c.environment, agent, source, receive_time: chTime(receiveMs), trace_id: '', span_id: '' };
   const events: Record<string, unknown>[] = [];
+  // the conversation's span covers its non-message events too, as the stream role's rollup computes it
+  let firstMs = c.messages[0]!.timeMs;
+  let lastMs = c.messages[c.messages.length - 1]!.timeMs;
   const push = (seq: number, timeMs: number, type: string, name: string, attributes: Record<string, string>, resource: Record<string, string>, scope: { name: string; version: string }) => {
+    if (timeMs < firstMs) firstMs = timeMs;
+    if (timeMs > lastMs) lastMs = timeMs;
     events.push({
       ...common, event_id: `${c.id}:${seq}`, event_time: chTime(timeMs), type, name, sequence: seq,
       attributes, resource, scope_name: scope.name, scope_version: scope.version, facets: '{}',
@@ -93,10 +98,9 @@ export function conversationRows(c: Conversation, receiveMs = c.startMs): Conver
       });
     }
   }
-  const last = c.messages[c.messages.length - 1]!;
   const conversations = [{
     tenant_id: c.tenant, conversation_id: c.id, version: 1, environment: c.environment, user_id: c.userId, agent,
-    message_count: c.messages.length, first_ts: chTime(c.messages[0]!.timeMs), last_ts: chTime(last.timeMs),
+    message_count: c.messages.length, first_ts: chTime(firstMs), last_ts: chTime(lastMs),
     input_tokens: c.messages.reduce((s, m) => s + m.inputTokens, 0), output_tokens: c.messages.reduce((s, m) => s + m.outputTokens, 0),
     cost_usd: c.messages.reduce((s, m) => s + m.costUsd, 0), tool_call_count: tool_calls.length, tool_failure_count: failures,
     summary: c.messages[0]!.text.slice(0, 200),
