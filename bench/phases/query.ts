@@ -46,6 +46,9 @@ export async function loadDataset(store: Store, o: BenchOptions, log: (s: string
   const chunk = 2000;
   for (let from = 0; from < count && events < generated * 1.05; from += chunk) {
     const part = rowsFor(opts, Math.min(chunk, count - from), from);
+    // as if each conversation had been stored when it happened: the stream role's reconcile sweep
+    // then reads only what was inserted in its last minutes (by inserted_at), not the whole dataset
+    for (const r of part.rows.events) r.inserted_at = r.receive_time;
     await insertRows(store.client, store.database, part.rows);
     events += part.events;
     rows += part.rows.events.length + part.rows.messages.length + part.rows.tool_calls.length + part.rows.conversations.length;
