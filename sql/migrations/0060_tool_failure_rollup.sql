@@ -50,7 +50,8 @@ ORDER BY (tenant_id, conversation_id, call_id);
 -- One row per (tenant, UTC day of the call's start, environment, tool, effect class), recomputed
 -- from tool_call_facts for every day a run touched. A group that no longer has calls is
 -- tombstoned. Distinct failed conversations are uniqExact states: merged over the window's days
--- they give the exact count.
+-- they give the exact count. error_counts: the day's (at most) 10 most frequent error texts of the
+-- group's failed calls with their counts, the source of the endpoints' example_errors.
 CREATE TABLE IF NOT EXISTS {{db}}.tool_failures_daily {{on_cluster}}
 (
     tenant_id            LowCardinality(String),
@@ -64,7 +65,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.tool_failures_daily {{on_cluster}}
     failures             UInt64,
     last_failure_at      DateTime64(3, 'UTC'),
     failed_conversations AggregateFunction(uniqExact, String),
-    example_errors       AggregateFunction(topK(3), String)
+    error_counts         Map(String, UInt64)
 )
 ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(day)
@@ -85,8 +86,8 @@ INSERT INTO {{db}}.tool_call_rollup_state (tenant_id, conversation_id, call_id, 
 SELECT tenant_id, conversation_id, call_id, 1, tool_name, failed, day, environment, effect_class, ts, error, error_type
 FROM {{db}}.tool_call_facts FINAL;
 
-INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, example_errors)
+INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, error_counts)
 SELECT tenant_id, day, environment, tool_name, effect_class, 1, 0, count(), countIf(failed = 1), maxIf(ts, failed = 1),
-       uniqExactStateIf(conversation_id, failed = 1), topKStateIf(3)(error, failed = 1 AND error != '')
+       uniqExactStateIf(conversation_id, failed = 1), mapFromArrays(arrayMap(x -> x.1, arraySlice(arraySort(x -> (-toInt64(x.2), x.1), arrayZip((sumMapIf([error], [toUInt64(1)], failed = 1 AND error != '') AS errs).1, errs.2)), 1, 10) AS top), arrayMap(x -> x.2, top))
 FROM {{db}}.tool_call_facts FINAL
 GROUP BY tenant_id, day, environment, tool_name, effect_class;

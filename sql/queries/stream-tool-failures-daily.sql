@@ -2,7 +2,7 @@
 -- (the folded calls), replacing them: every group of those days gets a row of this version, and a
 -- group that has no call any more is tombstoned (is_deleted = 1). Params: days
 -- Array(Tuple(String, Date)), version UInt64 (taken after the facts were written).
-INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, example_errors)
+INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, error_counts)
 WITH fresh AS (
     SELECT
         tenant_id, day, environment, tool_name, effect_class,
@@ -10,15 +10,15 @@ WITH fresh AS (
         countIf(failed = 1) AS failures,
         maxIf(ts, failed = 1) AS last_failure_at,
         uniqExactStateIf(conversation_id, failed = 1) AS failed_conversations,
-        topKStateIf(3)(error, failed = 1 AND error != '') AS example_errors
+        mapFromArrays(arrayMap(x -> x.1, arraySlice(arraySort(x -> (-toInt64(x.2), x.1), arrayZip((sumMapIf([error], [toUInt64(1)], failed = 1 AND error != '') AS errs).1, errs.2)), 1, 10) AS top), arrayMap(x -> x.2, top)) AS error_counts
     FROM {{db}}.tool_call_facts FINAL
     WHERE (tenant_id, day) IN {days:Array(Tuple(String, Date))}
     GROUP BY tenant_id, day, environment, tool_name, effect_class
 )
-SELECT tenant_id, day, environment, tool_name, effect_class, {version:UInt64}, 0, calls, failures, last_failure_at, failed_conversations, example_errors
+SELECT tenant_id, day, environment, tool_name, effect_class, {version:UInt64}, 0, calls, failures, last_failure_at, failed_conversations, error_counts
 FROM fresh
 UNION ALL
-SELECT tenant_id, day, environment, tool_name, effect_class, {version:UInt64}, 1, calls, failures, last_failure_at, failed_conversations, example_errors
+SELECT tenant_id, day, environment, tool_name, effect_class, {version:UInt64}, 1, calls, failures, last_failure_at, failed_conversations, error_counts
 FROM {{db}}.tool_failures_daily FINAL
 WHERE (tenant_id, day) IN {days:Array(Tuple(String, Date))}
   AND (tenant_id, day, environment, tool_name, effect_class) NOT IN (SELECT tenant_id, day, environment, tool_name, effect_class FROM fresh)

@@ -2,7 +2,9 @@
 -- from tool_calls: for data written straight into tool_calls (bulk loads, tests) or to repair.
 -- Statements run in order (split on ';'); versions v1 < v2 < v3 come from the caller. Existing
 -- fact and daily rows are tombstoned (v1) and replaced by the fold of tool_calls (v2, v3); same
--- fold and columns as the 0060 migration's backfill and stream-tool-calls-fold.sql.
+-- fold and columns as the 0060 migration's backfill and stream-tool-calls-fold.sql. The daily table
+-- (≤ days × environments × tools × effect classes rows per tenant) is merged at the end so that
+-- reads right after a bulk load do not merge three versions of every row.
 INSERT INTO {{db}}.tool_call_facts (tenant_id, tool_name, failed, day, conversation_id, call_id, version, is_deleted, environment, effect_class, ts, error, error_type)
 SELECT tenant_id, tool_name, failed, day, conversation_id, call_id, {v1:UInt64}, 1, environment, effect_class, ts, error, error_type
 FROM {{db}}.tool_call_facts FINAL
@@ -23,14 +25,16 @@ SELECT tenant_id, conversation_id, call_id, {v2:UInt64}, tool_name, failed, day,
 FROM {{db}}.tool_call_facts FINAL
 WHERE {tenant:String} = '' OR tenant_id = {tenant:String};
 
-INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, example_errors)
-SELECT tenant_id, day, environment, tool_name, effect_class, {v1:UInt64}, 1, calls, failures, last_failure_at, failed_conversations, example_errors
+INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, error_counts)
+SELECT tenant_id, day, environment, tool_name, effect_class, {v1:UInt64}, 1, calls, failures, last_failure_at, failed_conversations, error_counts
 FROM {{db}}.tool_failures_daily FINAL
 WHERE {tenant:String} = '' OR tenant_id = {tenant:String};
 
-INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, example_errors)
+INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, error_counts)
 SELECT tenant_id, day, environment, tool_name, effect_class, {v3:UInt64}, 0, count(), countIf(failed = 1), maxIf(ts, failed = 1),
-       uniqExactStateIf(conversation_id, failed = 1), topKStateIf(3)(error, failed = 1 AND error != '')
+       uniqExactStateIf(conversation_id, failed = 1), mapFromArrays(arrayMap(x -> x.1, arraySlice(arraySort(x -> (-toInt64(x.2), x.1), arrayZip((sumMapIf([error], [toUInt64(1)], failed = 1 AND error != '') AS errs).1, errs.2)), 1, 10) AS top), arrayMap(x -> x.2, top))
 FROM {{db}}.tool_call_facts FINAL
 WHERE {tenant:String} = '' OR tenant_id = {tenant:String}
-GROUP BY tenant_id, day, environment, tool_name, effect_class
+GROUP BY tenant_id, day, environment, tool_name, effect_class;
+
+OPTIMIZE TABLE {{db}}.tool_failures_daily FINAL
