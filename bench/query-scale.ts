@@ -4,7 +4,8 @@
  * `events`) into an embedded store at DATA_DIR (kept, so larger runs can reuse it), then times
  * interleaved, in one process: the query repos as the API runs them ("after"), the bench's bare
  * queries ("bare") and, with --before <commit>, that commit's single-query SQL ("before").
- * Usage: node dist/bench/query-scale.js --dir /tmp/qs-1m --events 1000000 [--runs 15] [--before c4885f1]
+ * Usage: node dist/bench/query-scale.js --dir /tmp/qs-1m --events 1000000 [--runs 15] [--before c4885f1] [--rebuild]
+ * (--rebuild times rebuildToolFailureRollup over the loaded dataset before the rounds)
  */
 import { execFileSync } from 'node:child_process';
 import { loadConfig } from '../core/config.js';
@@ -54,13 +55,20 @@ function cases(store: Store, longId: string, before: ((name: string) => string) 
   const ctx = createContextRepo(store), search = createSearchRepo(store), tf = createToolFailuresRepo(store), ov = createOverviewRepo(store);
   const q = (sql: string, p: Record<string, unknown> = {}): Fn => () => store.query(sql, { t, ...p });
   const old = (name: string, p: Record<string, unknown>): Fn => () => store.query(before!(name), p);
+  const has = (name: string) => {
+    try {
+      return !!before?.(name);
+    } catch {
+      return false;
+    }
+  };
   const since = now - 7 * DAY;
   const toolSince = daysBackStartDayMs(7, now);
   const out: Record<string, { after: Fn; bare: Fn; before?: Fn }> = {
     context: {
       after: () => ctx.window(t, longId, undefined, 2),
       bare: q('SELECT role, content, tool_calls, tool_results, ts FROM {{db}}.messages FINAL WHERE tenant_id = {t:String} AND conversation_id = {id:String} ORDER BY ts, seq, message_id', { id: longId }),
-      before: before && (() => Promise.all([old('query-context-window', { tenant: t, id: longId, has_index: 0, msg_index: 0, window: 2 })(), store.query(namedQuery('query-conversation-summary'), { tenant: t, id: longId })])),
+      before: has('query-context-window') ? () => Promise.all([old('query-context-window', { tenant: t, id: longId, has_index: 0, msg_index: 0, window: 2 })(), store.query(namedQuery('query-conversation-summary'), { tenant: t, id: longId })]) : undefined,
     },
     'tool-failures': {
       after: () => tf.stats({ tenant: t, environment: 'all', sinceMs: since, tool: '' }),
@@ -104,7 +112,15 @@ async function main() {
   try {
     await migrate(store);
     await load(store, Number(arg('events', '1000000')), log);
-    const before = commit ? (name: string) => execFileSync('git', ['show', `${commit}:sql/queries/${name}.sql`], { encoding: 'utf8' }) : undefined;
+    if (process.argv.includes('--rebuild')) {
+      const t0 = performance.now();
+      await rebuildToolFailureRollup(store);
+      log(`tool-failure rollup rebuilt in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    }
+    // a query file missing at that commit (renamed since) leaves that case without "before"
+    const before = commit
+      ? (name: string) => execFileSync('git', ['show', `${commit}:sql/queries/${name}.sql`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      : undefined;
     const long = await store.query<{ conversation_id: string }>("SELECT conversation_id, count() AS n FROM {{db}}.messages WHERE tenant_id = 't00' GROUP BY conversation_id ORDER BY n DESC, conversation_id LIMIT 1");
     const sizes = await store.query('SELECT table, sum(rows) AS rows FROM system.parts WHERE database = {db:String} AND active GROUP BY table ORDER BY table', { db: store.database });
     console.log(`dataset ${JSON.stringify(sizes)}; ${runs} rounds after 2 warm-ups; p50 / p90 / max ms`);
