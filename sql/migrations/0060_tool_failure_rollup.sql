@@ -71,6 +71,27 @@ ENGINE = ReplacingMergeTree(version, is_deleted)
 PARTITION BY toYYYYMM(day)
 ORDER BY (tenant_id, day, environment, tool_name, effect_class);
 
+-- One row per (tenant, tool, UTC day, environment, error text) of failed calls, recomputed with the
+-- daily rows: the error list of GET /tool-failures/:tool. Counts and last_seen sum/max exactly over
+-- days; examples are the day's 3 newest failed calls, so the window's 3 newest are among them.
+CREATE TABLE IF NOT EXISTS {{db}}.tool_errors_daily {{on_cluster}}
+(
+    tenant_id        LowCardinality(String),
+    tool_name        String,
+    day              Date,
+    environment      LowCardinality(String),
+    error            String CODEC(ZSTD(3)),
+    version          UInt64,
+    is_deleted       UInt8,
+    error_type       LowCardinality(String),
+    failures         UInt64,
+    last_seen        DateTime64(3, 'UTC'),
+    examples         Array(Tuple(String, String, DateTime64(3, 'UTC')))
+)
+ENGINE = ReplacingMergeTree(version, is_deleted)
+PARTITION BY toYYYYMM(day)
+ORDER BY (tenant_id, tool_name, day, environment, error);
+
 -- Backfill: calls stored before this migration (version 1; every later write has a larger one).
 -- Same fold and same columns as stream/analyze/tool-failures.ts (rebuildToolFailureRollup).
 INSERT INTO {{db}}.tool_call_facts (tenant_id, tool_name, failed, day, conversation_id, call_id, version, is_deleted, environment, effect_class, ts, error, error_type)
@@ -91,3 +112,10 @@ SELECT tenant_id, day, environment, tool_name, effect_class, 1, 0, count(), coun
        uniqExactStateIf(conversation_id, failed = 1), mapFromArrays(arrayMap(x -> x.1, arraySlice(arraySort(x -> (-toInt64(x.2), x.1), arrayZip((sumMapIf([error], [toUInt64(1)], failed = 1 AND error != '') AS errs).1, errs.2)), 1, 10) AS top), arrayMap(x -> x.2, top))
 FROM {{db}}.tool_call_facts FINAL
 GROUP BY tenant_id, day, environment, tool_name, effect_class;
+
+INSERT INTO {{db}}.tool_errors_daily (tenant_id, tool_name, day, environment, error, version, is_deleted, error_type, failures, last_seen, examples)
+SELECT tenant_id, tool_name, day, environment, error, 1, 0, argMax(error_type, ts), count(), max(ts),
+       arraySlice(arrayReverseSort(x -> (x.3, x.1, x.2), groupArray((conversation_id, call_id, ts))), 1, 3)
+FROM {{db}}.tool_call_facts FINAL
+WHERE failed = 1
+GROUP BY tenant_id, tool_name, day, environment, error;

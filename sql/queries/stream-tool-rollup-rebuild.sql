@@ -3,7 +3,7 @@
 -- Statements run in order (split on ';'); versions v1 < v2 < v3 come from the caller. Existing
 -- fact and daily rows are tombstoned (v1) and replaced by the fold of tool_calls (v2, v3); same
 -- fold and columns as the 0060 migration's backfill and stream-tool-calls-fold.sql. The daily table
--- (≤ days × environments × tools × effect classes rows per tenant) is merged at the end so that
+-- and the error table (small per tenant) are merged at the end so that
 -- reads right after a bulk load do not merge three versions of every row.
 INSERT INTO {{db}}.tool_call_facts (tenant_id, tool_name, failed, day, conversation_id, call_id, version, is_deleted, environment, effect_class, ts, error, error_type)
 SELECT tenant_id, tool_name, failed, day, conversation_id, call_id, {v1:UInt64}, 1, environment, effect_class, ts, error, error_type
@@ -37,4 +37,18 @@ FROM {{db}}.tool_call_facts FINAL
 WHERE {tenant:String} = '' OR tenant_id = {tenant:String}
 GROUP BY tenant_id, day, environment, tool_name, effect_class;
 
-OPTIMIZE TABLE {{db}}.tool_failures_daily FINAL
+INSERT INTO {{db}}.tool_errors_daily (tenant_id, tool_name, day, environment, error, version, is_deleted, error_type, failures, last_seen, examples)
+SELECT tenant_id, tool_name, day, environment, error, {v1:UInt64}, 1, error_type, failures, last_seen, examples
+FROM {{db}}.tool_errors_daily FINAL
+WHERE {tenant:String} = '' OR tenant_id = {tenant:String};
+
+INSERT INTO {{db}}.tool_errors_daily (tenant_id, tool_name, day, environment, error, version, is_deleted, error_type, failures, last_seen, examples)
+SELECT tenant_id, tool_name, day, environment, error, {v3:UInt64}, 0, argMax(error_type, ts), count(), max(ts),
+       arraySlice(arrayReverseSort(x -> (x.3, x.1, x.2), groupArray((conversation_id, call_id, ts))), 1, 3)
+FROM {{db}}.tool_call_facts FINAL
+WHERE ({tenant:String} = '' OR tenant_id = {tenant:String}) AND failed = 1
+GROUP BY tenant_id, tool_name, day, environment, error;
+
+OPTIMIZE TABLE {{db}}.tool_failures_daily FINAL;
+
+OPTIMIZE TABLE {{db}}.tool_errors_daily FINAL

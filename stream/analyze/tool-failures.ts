@@ -1,7 +1,8 @@
 /**
  * The tool-failure rollup (docs/data-api.md "GET /tool-failures"): keeps `tool_call_facts` (one
- * row per folded call, keyed by tenant, tool, outcome and UTC day) and `tool_failures_daily` (one
- * row per tenant, day, environment, tool and effect class) in step with `tool_calls`, so the
+ * row per folded call, keyed by tenant, tool, outcome and UTC day), `tool_failures_daily` (one
+ * row per tenant, day, environment, tool and effect class) and `tool_errors_daily` (one row per
+ * tenant, tool, day, environment and error text of failed calls) in step with `tool_calls`, so the
  * tool-failure endpoints read ≤ days × tools rows instead of folding every call of the tenant.
  *
  * Runs as an analyzer on the batch of changed conversations (the debounced conversation jobs), so
@@ -81,12 +82,14 @@ export function planToolRollup(current: readonly CallFact[], previous: readonly 
   return { changed, tombstones, days: [...days.values()] };
 }
 
-/** Recomputes the daily rows of (tenant, day) pairs from tool_call_facts. */
+/** Recomputes the daily rows (tool_failures_daily, tool_errors_daily) of (tenant, day) pairs from tool_call_facts. */
 async function recomputeDays(store: Store, days: readonly [string, string][]) {
   for (let i = 0; i < days.length; i += ROLLUP_CHUNK) {
     const chunk = days.slice(i, i + ROLLUP_CHUNK).map((d) => new TupleParam([d[0], d[1]]));
     // taken after the facts were written: a concurrent recompute that read older facts has a smaller version
-    await store.command(namedQuery('stream-tool-failures-daily'), { days: chunk, version: nextVersion() });
+    const version = nextVersion();
+    await store.command(namedQuery('stream-tool-failures-daily'), { days: chunk, version });
+    await store.command(namedQuery('stream-tool-errors-daily'), { days: chunk, version });
   }
 }
 
