@@ -3,6 +3,7 @@ import { DEFAULT_CONVERSATION_OPTIONS, conversationAt, type ConversationOptions 
 import { zipfWeights } from '../workload/rng.js';
 import { TABLES, insertRows, rowsFor } from '../ceilings/clickhouse.js';
 import { replicateTables, type ReplicateResult } from '../lib/replicate.js';
+import { measureReads, recordStatements, type ReadProfile } from '../lib/read-profile.js';
 import { summarize, ratio, type LatencySummary } from '../lib/stats.js';
 import type { BenchSystem } from '../lib/system.js';
 import type { BenchOptions } from '../options.js';
@@ -88,6 +89,8 @@ export interface EndpointRow {
   api?: LatencySummary;
   bare?: LatencySummary;
   api_vs_bare_p99?: number;
+  /** What the statements of one API request read (lib/read-profile.ts). */
+  reads?: ReadProfile;
 }
 
 type Bare = (store: Store) => Promise<unknown>;
@@ -178,12 +181,14 @@ export async function measureQueries(sys: BenchSystem, o: BenchOptions, opts: Co
         return 0; // timed out: the sample counts as the time spent
       }
     };
-    const status = sys.queryUrl ? await get() : 0;
+    let status = 0;
+    const statements = sys.queryUrl ? await recordStatements(sys.system.rt.store, async () => (status = await get())) : [];
     const row: EndpointRow = { name: e.name, path: e.path, status };
     if (status === 404 || status === 405 || status === 501 || status === 0) {
       row.missing = `n/a (not implemented: ${status || 'no answer'})`;
     } else {
       row.api = await timeIt(o.queryRequests, get, budgetMs);
+      row.reads = await measureReads(sys.system.rt.store, statements);
       if (e.bare) {
         row.bare = await timeIt(o.queryRequests, () => e.bare!(sys.system.rt.store), budgetMs);
         row.api_vs_bare_p99 = ratio(row.api.p99_ms, row.bare.p99_ms);

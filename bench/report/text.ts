@@ -39,6 +39,13 @@ export function formatReport(r: BenchResult): string {
   out.push(formatTable(['endpoint', 'p50 ms', 'p95 ms', 'p99 ms', 'bare p50', 'bare p99', 'p99 vs bare'], r.query.map((q) =>
     q.missing ? [q.name, q.missing, null, null, null, null, null] : [q.name, q.api!.p50_ms, q.api!.p95_ms, q.api!.p99_ms, q.bare?.p50_ms ?? null, q.bare?.p99_ms ?? null, q.api_vs_bare_p99 ?? null],
   )));
+  const profiled = r.query.filter((q) => q.reads && q.reads.statements > 0);
+  if (profiled.length) {
+    out.push('\nQUERY reads (the statements of one API request, run again: rows and bytes the engine read, its time)');
+    out.push(formatTable(['endpoint', 'statements', 'rows read', 'MB read', 'engine ms'], profiled.map((q) => [
+      q.name, q.reads!.statements, q.reads!.rows_read, Math.round(q.reads!.bytes_read / 1e5) / 10, q.reads!.engine_ms,
+    ])));
+  }
   if (r.memory) {
     const mm = r.memory;
     out.push('\nMEMORY peak RSS (VmHWM), roles run one after another on the dataset');

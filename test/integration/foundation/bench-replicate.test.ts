@@ -5,6 +5,7 @@ import { createStore, migrate, namedQuery, type Store } from '../../../core/clic
 import { TABLES, insertRows, rowsFor } from '../../../bench/ceilings/clickhouse.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from '../../../bench/workload/conversation.js';
 import { copyExpression, replicateTables } from '../../../bench/lib/replicate.js';
+import { measureReads, recordStatements } from '../../../bench/lib/read-profile.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const store: Store = createStore(loadConfig({ DATA_DIR: tempDir() }));
@@ -69,6 +70,23 @@ test('the copy expressions rename conversations, shift times and keep everything
   assert.is(copyExpression({ name: 'conversation_id', type: 'String', default_kind: '' }, 10), "concat(`conversation_id`, '~r', toString(k))");
   assert.match(copyExpression({ name: 'ts', type: "SimpleAggregateFunction(min, DateTime64(3, 'UTC'))", default_kind: '' }, 10), "AS DateTime64(3, 'UTC'))");
   assert.is(copyExpression({ name: 'user_id', type: 'String', default_kind: '' }, 10), '`user_id`');
+});
+
+test('the read profile records the statements a request runs and reports what they read', async () => {
+  const statements = await recordStatements(store, async () => {
+    await store.query('SELECT count() AS n FROM {{db}}.messages WHERE tenant_id = {t:String}', { t: 't00' });
+    await store.query('SELECT 1 AS one');
+  });
+  assert.is(statements.length, 2);
+  assert.equal(statements[0]!.params, { t: 't00' });
+  const all = await n('SELECT count() AS n FROM {{db}}.messages');
+  const p = await measureReads(store, statements);
+  assert.is(p.statements, 2);
+  assert.ok(p.rows_read >= all / 3 && p.rows_read <= all + 1, `rows read ${p.rows_read} of ${all}`);
+  assert.ok(p.bytes_read > 0);
+  // the store is restored: later queries are not recorded
+  await store.query('SELECT 2 AS two');
+  assert.is(statements.length, 2);
 });
 
 test.run();
