@@ -76,7 +76,7 @@ function cases(store: Store, longId: string, before: ((name: string) => string) 
       before: before && old('query-tool-failures-stats', { tenant: t, environment: 'all', since_ms: since, tool: '' }),
     },
     'tool-failures/Bash': {
-      after: () => Promise.all([tf.stats({ tenant: t, environment: 'all', sinceMs: since, tool: 'Bash' }), tf.errors({ tenant: t, environment: 'all', sinceMs: since, tool: 'Bash', limit: 10 })]),
+      after: () => tf.detail({ tenant: t, environment: 'all', sinceMs: since, tool: 'Bash', limit: 10 }),
       bare: q("SELECT toDate(ts) AS day, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND tool_name = 'Bash' AND ts >= toStartOfDay(now64(3, 'UTC') - INTERVAL 7 DAY) GROUP BY day ORDER BY day"),
       before: before && (() => Promise.all([
         old('query-tool-failures-stats', { tenant: t, environment: 'all', since_ms: since, tool: 'Bash' })(),

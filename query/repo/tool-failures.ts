@@ -31,6 +31,35 @@ const nullableTs = (v: unknown): string | null => {
   return !s || s.startsWith(EPOCH_PREFIX) ? null : s;
 };
 
+const statsRow = (r: Raw<StatsRow>): StatsRow => ({
+  dim: r.dim as StatsRow['dim'],
+  tool: String(r.tool),
+  effect: String(r.effect),
+  day: String(r.day),
+  calls: Number(r.calls),
+  failures: Number(r.failures),
+  conversations: Number(r.conversations),
+  tools: Number(r.tools),
+  last_failure_at: nullableTs(r.last_failure_at),
+  example_errors: (r.example_errors as string[]) ?? [],
+});
+
+let detail: string | undefined;
+/** query-tool-failures-stats and -errors as one statement; errors come back as rows with dim 'error'. */
+const detailSql = () =>
+  (detail ??= `SELECT dim, tool, effect, day, calls, failures, conversations, tools, last_failure_at, example_errors,
+       '' AS error, '' AS error_type, toUInt64(0) AS count, toDateTime64(0, 3, 'UTC') AS last_seen,
+       CAST([], 'Array(Tuple(String, String, DateTime64(3, \\'UTC\\')))') AS examples
+FROM (
+${namedQuery('query-tool-failures-stats')}
+)
+UNION ALL
+SELECT 'error', '', '', '', toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(0), toDateTime64(0, 3, 'UTC'), CAST([], 'Array(String)'),
+       error, error_type, count, last_seen, examples
+FROM (
+${namedQuery('query-tool-failures-errors')}
+)`);
+
 /** Typed reads behind the tool-failure endpoints. */
 export function createToolFailuresRepo(store: Store) {
   return {
@@ -41,38 +70,37 @@ export function createToolFailuresRepo(store: Store) {
         since_ms: opts.sinceMs,
         tool: opts.tool,
       });
-      return rows.map((r) => ({
-        dim: r.dim as StatsRow['dim'],
-        tool: String(r.tool),
-        effect: String(r.effect),
-        day: String(r.day),
-        calls: Number(r.calls),
-        failures: Number(r.failures),
-        conversations: Number(r.conversations),
-        tools: Number(r.tools),
-        last_failure_at: nullableTs(r.last_failure_at),
-        example_errors: (r.example_errors as string[]) ?? [],
-      }));
+      return rows.map(statsRow);
     },
-    async errors(opts: { tenant: string; environment: string; sinceMs: number; tool: string; limit: number }): Promise<ErrorRow[]> {
-      const rows = await store.query<Raw<ErrorRow>>(namedQuery('query-tool-failures-errors'), {
+    /**
+     * GET /tool-failures/:tool in one round trip: the tool's stats rows and its error list, as one
+     * UNION ALL of the two named queries (the embedded engine runs the branches in parallel; two
+     * round trips cost about their sum).
+     */
+    async detail(opts: { tenant: string; environment: string; sinceMs: number; tool: string; limit: number }): Promise<{ stats: StatsRow[]; errors: ErrorRow[] }> {
+      const rows = await store.query<Raw<StatsRow> & Raw<ErrorRow>>(detailSql(), {
         tenant: opts.tenant,
         environment: opts.environment,
         since_ms: opts.sinceMs,
         tool: opts.tool,
         limit: opts.limit,
       });
-      return rows.map((r) => ({
-        error: String(r.error),
-        error_type: String(r.error_type),
-        count: Number(r.count),
-        last_seen: nullableTs(r.last_seen),
-        examples: ((r.examples as unknown[][]) ?? []).map((e) => ({
-          conversation_id: String(e[0]),
-          call_id: String(e[1]),
-          timestamp: nullableTs(e[2]),
-        })),
-      }));
+      const errors = rows
+        .filter((r) => r.dim === 'error')
+        .map((r) => ({
+          error: String(r.error),
+          error_type: String(r.error_type),
+          count: Number(r.count),
+          last_seen: nullableTs(r.last_seen),
+          examples: ((r.examples as unknown[][]) ?? []).map((e) => ({
+            conversation_id: String(e[0]),
+            call_id: String(e[1]),
+            timestamp: nullableTs(e[2]),
+          })),
+        }))
+        // the query's order (count, newest, text) does not survive the UNION
+        .sort((a, b) => b.count - a.count || (b.last_seen ?? '').localeCompare(a.last_seen ?? '') || (a.error < b.error ? -1 : a.error > b.error ? 1 : 0));
+      return { stats: rows.filter((r) => r.dim !== 'error').map(statsRow), errors };
     },
   };
 }

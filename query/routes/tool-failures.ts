@@ -63,7 +63,7 @@ export function mountToolFailures(router: Router<RequestState>, deps: RouteDeps)
     const tool = params.tool ?? '';
     const base = { tenant: principal.tenant, environment: q.environment, sinceMs, tool };
     // an empty name would mean "all tools" to the query; no tool has an empty name worth listing
-    const [rows, errors] = tool ? await Promise.all([repo.stats(base), repo.errors({ ...base, limit: q.limit })]) : [[], []];
+    const { stats: rows, errors } = tool ? await repo.detail({ ...base, limit: q.limit }) : { stats: [], errors: [] };
     const s = shapeStats(rows, sinceMs, now);
     const { tools: _tools, ...totals } = s.totals;
     return { tool_name: tool, period: { days: q.days_back }, totals, by_effect_class: s.by_effect_class, timeline: s.timeline, errors };
