@@ -3,6 +3,7 @@ import { DEFAULT_CONVERSATION_OPTIONS, conversationAt, type ConversationOptions 
 import { zipfWeights } from '../workload/rng.js';
 import { TABLES, insertRows, rowsFor } from '../ceilings/clickhouse.js';
 import { replicateTables, type ReplicateResult } from '../lib/replicate.js';
+import { rebuildToolFailureRollup } from '../../stream/analyze/tool-failures.js';
 import { measureReads, recordStatements, type ReadProfile } from '../lib/read-profile.js';
 import { summarize, ratio, type LatencySummary } from '../lib/stats.js';
 import type { BenchSystem } from '../lib/system.js';
@@ -24,6 +25,8 @@ export interface DatasetResult {
   /** 1 = no copies (absent in results of older runs). */
   copies?: number;
   copy_tables?: ReplicateResult[];
+  /** Rebuild of the tool-failure rollup from the loaded tool_calls (stream/analyze/tool-failures.ts). */
+  rollup_seconds?: number;
 }
 
 /**
@@ -66,8 +69,14 @@ export async function loadDataset(store: Store, o: BenchOptions, log: (s: string
     events *= copies;
     done *= copies;
   }
+  // rows written straight into tool_calls: derive the tool-failure rollup the stream role would keep
+  const r0 = performance.now();
+  await rebuildToolFailureRollup(store);
+  const rollupSeconds = Math.round((performance.now() - r0) / 100) / 10;
+  log(`dataset: tool-failure rollup rebuilt in ${rollupSeconds} s`);
   const s = (performance.now() - t0) / 1000;
   const result: DatasetResult = {
+    rollup_seconds: rollupSeconds,
     events,
     rows,
     conversations: done,
@@ -119,12 +128,12 @@ function endpoints(ctx: { tenant: string; longId: string; shortId: string; userI
       name: 'overview', path: '/overview',
       bare: (s) => Promise.all([
         q(`SELECT countIf(last_ts >= now64(3) - INTERVAL 7 DAY) AS cur, countIf(last_ts < now64(3) - INTERVAL 7 DAY AND last_ts >= now64(3) - INTERVAL 14 DAY) AS prev FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String}`)(s),
-        q(`SELECT count() AS failures, uniqExact(conversation_id) AS convs, uniqExact(tool_name) AS tools FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND success = 0 AND ts >= now64(3) - INTERVAL 7 DAY`)(s),
+        q(`SELECT count() AS failures, uniqExact(conversation_id) AS convs, uniqExact(tool_name) AS tools FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND success = 0 AND ts >= toStartOfDay(now64(3), 'UTC') - INTERVAL 7 DAY`)(s),
         q(`SELECT conversation_id, summary, last_ts FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String} AND last_ts >= now64(3) - INTERVAL 7 DAY ORDER BY last_ts DESC LIMIT 10`)(s),
       ]),
     },
-    { name: 'tool-failures', path: '/tool-failures', bare: q(`SELECT tool_name, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND ts >= now64(3) - INTERVAL 7 DAY GROUP BY tool_name ORDER BY failures DESC, calls DESC LIMIT 50`) },
-    { name: 'tool-failures/{tool}', path: '/tool-failures/Bash', bare: q(`SELECT toDate(ts) AS day, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND tool_name = 'Bash' AND ts >= now64(3) - INTERVAL 7 DAY GROUP BY day ORDER BY day`) },
+    { name: 'tool-failures', path: '/tool-failures', bare: q(`SELECT tool_name, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND ts >= toStartOfDay(now64(3), 'UTC') - INTERVAL 7 DAY GROUP BY tool_name ORDER BY failures DESC, calls DESC LIMIT 50`) },
+    { name: 'tool-failures/{tool}', path: '/tool-failures/Bash', bare: q(`SELECT toDate(ts) AS day, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND tool_name = 'Bash' AND ts >= toStartOfDay(now64(3), 'UTC') - INTERVAL 7 DAY GROUP BY day ORDER BY day`) },
     { name: 'search', path: '/search?q=deploy', bare: q(`SELECT conversation_id, seq, substring(content, 1, 200) AS snippet FROM {{db}}.messages WHERE tenant_id = {t:String} AND hasToken(lower(content), 'deploy') ORDER BY ts DESC LIMIT 20`) },
     { name: 'clusters', path: '/clusters' },
     { name: 'clusters/{id}/conversations', path: '/clusters/none/conversations' },
