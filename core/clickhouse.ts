@@ -19,6 +19,8 @@ export interface Store {
   readonly embedded: boolean;
   /** Fully qualified table name, e.g. `tracehouse.events`. */
   table(name: string): string;
+  /** Settings for a call made with `client` directly (the embedded session needs resets; see sessionSettings). */
+  settings(settings?: ClickHouseSettings): ClickHouseSettings | undefined;
   /** Fills `{{db}}` (and `{{on_cluster}}`) in SQL text. */
   sql(text: string): string;
   /** Runs a SELECT and returns JSONEachRow rows. 64-bit integers come back as strings on both connections. */
@@ -36,6 +38,39 @@ const BASE_SETTINGS: ClickHouseSettings = {
   // server default is 'simple'; accept ISO 8601 with zone and fractions on insert
   date_time_input_format: 'best_effort',
 };
+
+/**
+ * The embedded connection applies a call's settings as `SET name = value; <statement>`, and a `SET`
+ * outlives its statement: every later call on the session would inherit it (an
+ * `insert_deduplication_token` left over from one insert makes the next token-less insert into a
+ * deduplicating table a silent duplicate). Every setting a call may pass is listed here with the
+ * value that restores the default; once a call has set one, every later call carries either its own
+ * value or this one. A setting not listed is refused on the embedded engine rather than leaked.
+ */
+export const EMBEDDED_SETTING_RESETS: ClickHouseSettings = {
+  insert_deduplication_token: '',
+  insert_deduplicate: 1,
+  max_threads: 0,
+  max_insert_threads: '0',
+  join_use_nulls: 0,
+};
+
+/** Per-call settings for one embedded session: the call's own, plus resets of anything set before. */
+export function sessionSettings(): (settings?: ClickHouseSettings) => ClickHouseSettings | undefined {
+  const touched = new Set<string>();
+  const resets = EMBEDDED_SETTING_RESETS as Record<string, unknown>;
+  return (settings) => {
+    for (const k of Object.keys(settings ?? {})) {
+      if (k in BASE_SETTINGS) continue;
+      if (!(k in resets)) throw new Error(`setting ${k} cannot be passed per call on embedded ClickHouse (it would outlive the call); add its default to EMBEDDED_SETTING_RESETS`);
+      touched.add(k);
+    }
+    if (touched.size === 0) return settings;
+    const out: Record<string, unknown> = {};
+    for (const k of touched) out[k] = resets[k];
+    return { ...(out as ClickHouseSettings), ...settings };
+  };
+}
 
 export function createStore(config: Config): Store {
   const embedded = !config.clickhouse.url;
@@ -55,6 +90,8 @@ export function createStore(config: Config): Store {
       request_timeout: 60_000,
     });
   }
+  // a server scopes settings to the request; the embedded session keeps them (see sessionSettings)
+  const per = embedded ? sessionSettings() : (x?: ClickHouseSettings) => x;
   const db = config.clickhouse.database;
   const onCluster = config.clickhouse.cluster ? `ON CLUSTER ${config.clickhouse.cluster}` : '';
   const fill = (text: string) => text.replaceAll('{{db}}', db).replaceAll('{{on_cluster}}', onCluster);
@@ -63,17 +100,18 @@ export function createStore(config: Config): Store {
     database: db,
     embedded,
     table: (name) => `${db}.${name}`,
+    settings: per,
     sql: fill,
     async query<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings) {
-      const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: settings });
+      const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: per(settings) });
       return (await rs.json()) as T[];
     },
     async command(sql, params, settings) {
-      await client.command({ query: fill(sql), query_params: params, clickhouse_settings: settings });
+      await client.command({ query: fill(sql), query_params: params, clickhouse_settings: per(settings) });
     },
     async insert(table, rows, settings) {
       if (rows.length === 0) return;
-      await client.insert({ table: table.includes('.') ? table : `${db}.${table}`, values: rows as object[], format: 'JSONEachRow', clickhouse_settings: settings });
+      await client.insert({ table: table.includes('.') ? table : `${db}.${table}`, values: rows as object[], format: 'JSONEachRow', clickhouse_settings: per(settings) });
     },
     async ping() {
       try {

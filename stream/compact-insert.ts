@@ -41,6 +41,6 @@ export async function insertCompact(store: Store, table: string, rows: readonly 
     values: compactRows(rows, columns),
     columns: columns as [string, ...string[]],
     format: 'JSONCompactEachRow',
-    clickhouse_settings: settings,
+    clickhouse_settings: store.settings(settings),
   });
 }

@@ -42,7 +42,7 @@ export async function recordStatements(store: Store, fn: () => Promise<unknown>)
 export async function measureReads(store: Store, statements: readonly Recorded[]): Promise<ReadProfile> {
   const p: ReadProfile = { statements: 0, rows_read: 0, bytes_read: 0, engine_ms: 0 };
   for (const st of statements) {
-    const rs = await store.client.query({ query: store.sql(st.sql), query_params: st.params, format: 'JSON' });
+    const rs = await store.client.query({ query: store.sql(st.sql), query_params: st.params, format: 'JSON', clickhouse_settings: store.settings() });
     const body = (await rs.json()) as { statistics?: { elapsed?: number; rows_read?: number; bytes_read?: number } };
     p.statements++;
     p.rows_read += Number(body.statistics?.rows_read ?? 0);
