@@ -53,6 +53,8 @@ export const EMBEDDED_SETTING_RESETS: ClickHouseSettings = {
   max_threads: 0,
   max_insert_threads: '0',
   join_use_nulls: 0,
+  async_insert: 0,
+  wait_for_async_insert: 1,
 };
 
 /** Per-call settings for one embedded session: the call's own, plus resets of anything set before. */
