@@ -70,58 +70,18 @@ export function createSink(opts: SinkOptions): Sink {
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let pending = 0;
-  /** Batches cut and not yet flushed (queued or running). */
-  let flushing = 0;
-  /** The buffer's age passed the interval while a flush ran: cut as soon as it ends. */
-  let due = false;
-
-  /** Completions (follow-ups and acks) of inserted batches still running. */
-  const completing = new Set<Promise<void>>();
 
   const cut = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    due = false;
     const batch = buffer;
     buffer = [];
     rows = 0;
     bytes = 0;
-    if (batch.length === 0) return settled();
-    flushing++;
-    // inserts run one batch at a time, in order; the next batch fills meanwhile. A batch's
-    // completion (analyze jobs, acks) runs beside the next batch's inserts, not before them.
-    chain = chain
-      .then(() => flushBatch(batch, opts))
-      .then(({ completion }) => {
-        const c = completion
-          .catch((err) => opts.log.error({ err, messages: batch.length }, 'completing an inserted batch failed'))
-          .finally(() => {
-            pending -= batch.length;
-            completing.delete(c);
-          });
-        completing.add(c);
-      })
-      .finally(() => {
-        flushing--;
-        if (flushing === 0 && due) void cut();
-      });
-    return settled();
-  };
-
-  /** Every batch cut so far inserted and completed. */
-  const settled = async () => {
-    await chain;
-    while (completing.size) await Promise.all(completing);
-  };
-
-  // Group commit: while a flush runs, an old buffer keeps filling instead of being cut into a
-  // queue of small batches. Each insert has a large fixed cost in the engine (parse setup, one
-  // part per table), so under load batches grow with the insert latency and the sink keeps up;
-  // when idle a batch still goes out after flushIntervalMs. Rows and bytes limits still cut.
-  const onTimer = () => {
-    timer = undefined;
-    if (flushing > 0) due = true;
-    else void cut();
+    if (batch.length === 0) return chain;
+    // flushes run one at a time, in order; the next batch fills meanwhile
+    chain = chain.then(() => flushBatch(batch, opts)).finally(() => (pending -= batch.length));
+    return chain;
   };
 
   return {
@@ -131,7 +91,7 @@ export function createSink(opts: SinkOptions): Sink {
       rows += entry.rowCount;
       bytes += entry.bytes;
       if (rows >= opts.maxBatchRows || bytes >= opts.maxBatchBytes) void cut();
-      else if (!timer && !due) timer = setTimeout(onTimer, opts.flushIntervalMs);
+      else if (!timer) timer = setTimeout(() => void cut(), opts.flushIntervalMs);
     },
     get pending() {
       return pending;
@@ -143,14 +103,13 @@ export function createSink(opts: SinkOptions): Sink {
   };
 }
 
-/** Inserts a batch; resolves once its inserts are done, with its completion (acks) still running. */
-async function flushBatch(batch: SinkEntry[], opts: SinkOptions): Promise<{ completion: Promise<void> }> {
+async function flushBatch(batch: SinkEntry[], opts: SinkOptions): Promise<void> {
   try {
     await insertEntries(batch, opts);
   } catch (err) {
     if (isTransientClickHouseError(err) || batch.length === 1) {
       await failAll(batch, err, opts);
-      return { completion: Promise.resolve() };
+      return;
     }
     // a permanent error of a multi-message batch: find the message(s) at fault, store the others
     opts.log.warn({ err, messages: batch.length }, 'batch insert failed permanently: inserting message by message');
@@ -162,9 +121,9 @@ async function flushBatch(batch: SinkEntry[], opts: SinkOptions): Promise<{ comp
         await failAll([entry], e, opts);
       }
     }
-    return { completion: Promise.resolve() };
+    return;
   }
-  return { completion: complete(batch, opts) };
+  await complete(batch, opts);
 }
 
 async function complete(batch: SinkEntry[], opts: SinkOptions): Promise<void> {

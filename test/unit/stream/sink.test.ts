@@ -63,61 +63,6 @@ test('a permanent error isolates the message at fault; a transient one past the 
   assert.equal(events, ['nak x', 'nak y']);
 });
 
-test('group commit: entries arriving while a flush runs go out as one batch when it ends, not as a queue of small ones', async () => {
-  const calls: number[] = [];
-  const events: string[] = [];
-  let release!: () => void;
-  let first = true;
-  const sink = createSink({
-    insert: async (_t, rows) => {
-      calls.push(rows.length);
-      if (first) {
-        first = false;
-        await new Promise<void>((r) => (release = r));
-      }
-    },
-    maxBatchRows: 1000, maxBatchBytes: 1e9, flushIntervalMs: 5, retryDeadlineMs: 1000, metrics: streamMetrics(createMetrics()), log,
-  });
-  sink.add(entry('a', 1, events));
-  await new Promise((r) => setTimeout(r, 20)); // the first flush started and hangs
-  for (const id of ['b', 'c', 'd']) {
-    sink.add(entry(id, 2, events));
-    await new Promise((r) => setTimeout(r, 15)); // each past the flush interval
-  }
-  assert.equal(calls, [1]);
-  release();
-  await sink.close();
-  assert.equal(calls, [1, 6]);
-  assert.equal(events, ['ack a', 'ack b', 'ack c', 'ack d']);
-});
-
-test('follow-ups and acks of a batch run beside the next batch inserts; close waits for both', async () => {
-  const log2: string[] = [];
-  let release!: () => void;
-  let firstAck = true;
-  const sink = createSink({
-    insert: async (_t, rows) => void log2.push(`insert ${(rows[0] as { event_id: string }).event_id}`),
-    beforeAck: async (entries) => {
-      if (firstAck) {
-        firstAck = false;
-        await new Promise<void>((r) => (release = r));
-      }
-      log2.push(`published ${entries.map((e) => e.id).join(',')}`);
-    },
-    maxBatchRows: 1, maxBatchBytes: 1e9, flushIntervalMs: 10_000, retryDeadlineMs: 1000, metrics: streamMetrics(createMetrics()), log,
-  });
-  sink.add(entry('a', 1, log2));
-  sink.add(entry('b', 1, log2));
-  await new Promise((r) => setTimeout(r, 20));
-  assert.equal(log2, ['insert a-0', 'insert b-0', 'published b', 'ack b']);
-  assert.is(sink.pending, 1);
-  const closed = sink.close();
-  release();
-  await closed;
-  assert.equal(log2, ['insert a-0', 'insert b-0', 'published b', 'ack b', 'published a', 'ack a']);
-  assert.is(sink.pending, 0);
-});
-
 test('effect classes by tool name and shell command', () => {
   const cases: Array<[string, string, string]> = [
     ['Read', '', 'read'], ['Edit', '', 'write'], ['Task', '', 'spawn'], ['Bash', 'ls -la', 'read'], ['Bash', 'rm -rf build', 'write'],
