@@ -93,8 +93,13 @@ function cases(store: Store, longId: string, before: ((name: string) => string) 
       before: before && (() => Promise.all([old('query-overview-kpis', { tenant: t, environment: 'all', current_ms: since, previous_ms: now - 14 * DAY })(), store.query(namedQuery('query-overview-recent'), { tenant: t, environment: 'all', since_ms: since, limit: 10 })])),
     },
     search: {
-      after: () => search.keyword({ tenant: t, q: 'deploy', limit: 21, conversationId: '', userId: '', environment: 'all', sinceMs: 0 }),
+      after: () => search.keyword({ tenant: t, q: 'deploy', limit: 21, conversationId: '', userId: '', environment: 'all', sinceMs: 0, sort: 'recent' }),
       bare: q("SELECT conversation_id, seq, substring(content, 1, 200) AS snippet FROM {{db}}.messages WHERE tenant_id = {t:String} AND hasToken(lower(content), 'deploy') ORDER BY ts DESC LIMIT 20"),
+      before: before && old('query-search-messages', { tenant: t, q: 'deploy', conversation_id: '', user_id: '', environment: 'all', since_ms: 0, limit: 21 }),
+    },
+    'search (relevance)': {
+      after: () => search.keyword({ tenant: t, q: 'deploy', limit: 21, conversationId: '', userId: '', environment: 'all', sinceMs: 0, sort: 'relevance' }),
+      bare: q("SELECT conversation_id, seq, countSubstrings(lower(content), 'deploy') AS score, substring(content, 1, 200) AS snippet FROM {{db}}.messages WHERE tenant_id = {t:String} AND hasToken(lower(content), 'deploy') ORDER BY score DESC, ts DESC LIMIT 20"),
       before: before && old('query-search-messages', { tenant: t, q: 'deploy', conversation_id: '', user_id: '', environment: 'all', since_ms: 0, limit: 21 }),
     },
   };

@@ -1,3 +1,4 @@
+import { TupleParam } from '@clickhouse/client';
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import { isoTimestamp } from '../time.js';
 
@@ -28,33 +29,57 @@ export function formatSnippet(text: string, cutStart: boolean, cutEnd: boolean):
   return `${cutStart ? '…' : ''}${body}${cutEnd ? '…' : ''}`;
 }
 
+export type SearchSort = 'recent' | 'relevance';
+
+type KeywordOpts = {
+  tenant: string;
+  q: string;
+  limit: number;
+  conversationId: string;
+  userId: string;
+  environment: string;
+  sinceMs: number;
+  sort: SearchSort;
+};
+
 /**
- * Typed reads behind GET /search (keyword mode): the hits, then the message index of each hit,
- * computed over the hits' conversations only (at most `limit` of them).
+ * Typed reads behind GET /search (keyword mode): the hits — newest first (`recent`: candidates from
+ * narrow columns, then the newest version of each candidate) or by score (`relevance`: every match
+ * is scored) — then the message index of each hit, computed over the hits' conversations only.
  */
 export function createSearchRepo(store: Store) {
-  return {
-    async keyword(opts: {
-      tenant: string;
-      q: string;
-      limit: number;
-      conversationId: string;
-      userId: string;
-      environment: string;
-      sinceMs: number;
-    }): Promise<SearchHit[]> {
-      const hits = await store.query<RawHit>(namedQuery('query-search-messages'), {
-        tenant: opts.tenant,
-        q: opts.q,
-        limit: opts.limit,
-        conversation_id: opts.conversationId,
-        user_id: opts.userId,
-        environment: opts.environment,
-        since_ms: opts.sinceMs,
+  const filters = (o: KeywordOpts) => ({
+    tenant: o.tenant,
+    q: o.q,
+    conversation_id: o.conversationId,
+    user_id: o.userId,
+    environment: o.environment,
+    since_ms: o.sinceMs,
+  });
+
+  /** Newest matching messages: grows the candidate pool until the page is full or the matches end. */
+  async function recent(o: KeywordOpts): Promise<RawHit[]> {
+    for (let candidates = o.limit * 2 + 8; ; candidates *= 4) {
+      const rows = await store.query<{ conversation_id: string; message_id: string }>(namedQuery('query-search-recent-candidates'), { ...filters(o), candidates });
+      if (rows.length === 0) return [];
+      const keys = [...new Map(rows.map((r) => [`${r.conversation_id}\u0000${r.message_id}`, r])).values()];
+      const hits = await store.query<RawHit>(namedQuery('query-search-recent-hits'), {
+        ...filters(o),
+        limit: o.limit,
+        conversations: [...new Set(keys.map((k) => k.conversation_id))],
+        keys: keys.map((k) => new TupleParam([k.conversation_id, k.message_id])),
       });
+      // fewer candidate rows than asked for: every match was a candidate, so the page is exact
+      if (hits.length >= o.limit || rows.length < candidates) return hits;
+    }
+  }
+
+  return {
+    async keyword(o: KeywordOpts): Promise<SearchHit[]> {
+      const hits = o.sort === 'recent' ? await recent(o) : await store.query<RawHit>(namedQuery('query-search-messages'), { ...filters(o), limit: o.limit });
       if (hits.length === 0) return [];
       const positions = await store.query<{ conversation_id: string; message_id: string; idx: number | string }>(namedQuery('query-search-positions'), {
-        tenant: opts.tenant,
+        tenant: o.tenant,
         conversations: [...new Set(hits.map((h) => h.conversation_id))],
         ids: hits.map((h) => h.message_id),
       });

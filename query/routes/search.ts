@@ -22,9 +22,10 @@ export function mountSearch(router: Router<RequestState>, deps: RouteDeps): void
       userId: q.user_id ?? '',
       environment: q.environment,
       sinceMs: timeRangeStartMs(q.time_range, deps.now()),
+      sort: q.sort,
     });
     const page = limitPage(rows, q.limit);
     // no embeddings yet: semantic and hybrid requests are served by keyword search
-    return { query: q.q, requested_mode: q.mode, search_mode: 'keyword', hits: page.rows, pagination: page.pagination };
+    return { query: q.q, requested_mode: q.mode, search_mode: 'keyword', sort: q.sort, hits: page.rows, pagination: page.pagination };
   });
 }

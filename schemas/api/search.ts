@@ -1,6 +1,7 @@
 import { defineEndpoint, environmentParam, limitPagination, timeRangeParam, timestamp, X_CLAMP } from './common.js';
 
 export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+export const SEARCH_SORTS = ['recent', 'relevance'] as const;
 
 export const searchMessages = defineEndpoint({
   operationId: 'searchMessages',
@@ -9,7 +10,7 @@ export const searchMessages = defineEndpoint({
   tag: 'search',
   summary: 'Search over message anchors',
   description:
-    'Keyword search over message bodies: `q` is split into lower-cased alphanumeric terms and a message matches when it contains every term as a whole word (ClickHouse text index, `hasAllTokens`). `semantic` and `hybrid` need embeddings, which are not built yet: such requests are served in keyword mode and `search_mode` says so. Hits are ordered by score, then newest first. `message_index` feeds the context endpoint.',
+    'Keyword search over message bodies: `q` is split into lower-cased alphanumeric terms and a message matches when it contains every term as a whole word (ClickHouse text index, `hasAllTokens`). `semantic` and `hybrid` need embeddings, which are not built yet: such requests are served in keyword mode and `search_mode` says so. `sort=recent` (default) orders hits newest first and reads only the times and ids of the matches before reading the messages of the page, so its cost follows the page; `sort=relevance` orders by score, then newest first, and scores every matching message (its cost grows with the number of matches: a word in a third of all messages reads a third of all message text). `message_index` feeds the context endpoint.',
   status: 200,
   query: {
     type: 'object',
@@ -17,6 +18,7 @@ export const searchMessages = defineEndpoint({
     properties: {
       q: { type: 'string', minLength: 1, maxLength: 200, description: 'Search text, 1–200 characters.' },
       mode: { type: 'string', enum: SEARCH_MODES, default: 'hybrid', description: 'Requested mode; the mode actually used is `search_mode`.' },
+      sort: { type: 'string', enum: SEARCH_SORTS, default: 'recent', description: 'Hit order: `recent` (newest first) or `relevance` (score, then newest first).' },
       limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, [X_CLAMP]: 'non_negative', description: '1–50, default 20; clamped.' },
       conversation_id: { type: 'string', maxLength: 500, description: 'Restrict to one conversation.' },
       user_id: { type: 'string', maxLength: 500, description: 'Restrict to one end user.' },
@@ -26,12 +28,13 @@ export const searchMessages = defineEndpoint({
   },
   response: {
     type: 'object',
-    required: ['query', 'requested_mode', 'search_mode', 'hits', 'pagination'],
+    required: ['query', 'requested_mode', 'search_mode', 'sort', 'hits', 'pagination'],
     additionalProperties: false,
     properties: {
       query: { type: 'string' },
       requested_mode: { type: 'string', enum: SEARCH_MODES },
       search_mode: { type: 'string', enum: SEARCH_MODES },
+      sort: { type: 'string', enum: SEARCH_SORTS, description: 'The order of `hits`.' },
       hits: {
         type: 'array',
         items: {

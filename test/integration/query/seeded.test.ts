@@ -284,11 +284,26 @@ test('GET /search: keyword hits with message index, snippet and score; limit-onl
   assert.is(r.status, 200);
   assert.is(r.body.search_mode, 'keyword');
   assert.is(r.body.requested_mode, 'hybrid');
+  assert.is(r.body.sort, 'recent');
   assert.equal(
     // message ids are derived by ingest on the real path; the index identifies the message
     r.body.hits.map((h: any) => [h.conversation_id, h.message_index, h.score]),
     exp.map((h) => [h.conversation_id, h.message_index, h.score]),
   );
+  const byScore = expectedSearch(data, MAIN, 'refund', 'relevance');
+  assert.ok(byScore.some((h, i) => h.message_id !== exp[i]!.message_id), 'the dataset orders differently by score and by time');
+  const rel = await get('/search?q=refund&limit=50&sort=relevance');
+  assert.is(rel.body.sort, 'relevance');
+  assert.equal(rel.body.hits.map((h: any) => [h.conversation_id, h.message_index, h.score]), byScore.map((h) => [h.conversation_id, h.message_index, h.score]));
+  // every page size agrees with the full order (the recent path grows its candidate pool as needed)
+  for (const limit of [1, 3, 7]) {
+    for (const sort of ['recent', 'relevance'] as const) {
+      const page = await get(`/search?q=refund&limit=${limit}&sort=${sort}`);
+      const want = (sort === 'recent' ? exp : byScore).slice(0, limit);
+      assert.equal(page.body.hits.map((h: any) => [h.conversation_id, h.message_index]), want.map((h) => [h.conversation_id, h.message_index]), `${sort} limit ${limit}`);
+    }
+  }
+  assert.is((await get('/search?q=refund&sort=oldest')).status, 400);
   assert.equal(r.body.pagination, { limit: 50, returned: exp.length, has_more: false });
   for (const h of r.body.hits) assert.match(h.snippet, /refund/i);
   const two = await get('/search?q=refund&limit=2&mode=semantic');
