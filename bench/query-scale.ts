@@ -4,7 +4,9 @@
  * `events`) into an embedded store at DATA_DIR (kept, so larger runs can reuse it), then times
  * interleaved, in one process: the query repos as the API runs them ("after"), the bench's bare
  * queries ("bare") and, with --before <commit>, that commit's single-query SQL ("before").
- * Usage: node dist/bench/query-scale.js --dir /tmp/qs-1m --events 1000000 [--runs 15] [--before c4885f1] [--rebuild]
+ * Usage: node dist/bench/query-scale.js --dir /tmp/qs-1m --events 1000000 [--copies 10] [--runs 15] [--before c4885f1] [--rebuild] [--only a,b]
+ * (--copies copies the loaded rows inside the engine, as the bench's query phase does above 1M events;
+ * --only runs the named cases)
  * (--rebuild times rebuildToolFailureRollup over the loaded dataset before the rounds)
  */
 import { execFileSync } from 'node:child_process';
@@ -18,6 +20,8 @@ import { createToolFailuresRepo } from '../query/repo/tool-failures.js';
 import { createOverviewRepo } from '../query/repo/overview.js';
 import { rebuildToolFailureRollup } from '../stream/analyze/tool-failures.js';
 import { daysBackStartDayMs } from '../query/time.js';
+import { createConversationsRepo } from '../query/repo/conversations.js';
+import { replicateTables } from './lib/replicate.js';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -41,6 +45,19 @@ async function load(store: Store, events: number, log: (s: string) => void) {
     for (const t of TABLES) for (let i = 0; i < rows[t].length; i += 50_000) await store.insert(t, rows[t].slice(i, i + 50_000));
     log(`loaded ${Math.min(count, from + 2000)}/${count} conversations`);
   }
+  await rollup(store, log);
+}
+
+/** Copies the loaded rows inside the engine until the dataset holds `copies` times them (once). */
+async function copy(store: Store, copies: number, log: (s: string) => void) {
+  const done = Number((await store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.conversations WHERE conversation_id LIKE '%~r%'"))[0]?.n ?? 0);
+  if (copies < 2 || done > 0) return;
+  const count = Number((await store.query<{ n: string }>('SELECT count() AS n FROM {{db}}.conversations'))[0]?.n ?? 1);
+  await replicateTables(store, TABLES, copies, Math.floor(SPAN / count) / copies, log);
+  await rollup(store, log);
+}
+
+async function rollup(store: Store, log: (s: string) => void) {
   // rows went straight into tool_calls: fill the tool-failure rollup the stream role would have written
   const t0 = performance.now();
   await rebuildToolFailureRollup(store);
@@ -64,7 +81,19 @@ function cases(store: Store, longId: string, before: ((name: string) => string) 
   };
   const since = now - 7 * DAY;
   const toolSince = daysBackStartDayMs(7, now);
+  const conv = createConversationsRepo(store);
+  const listFilter = { tenant: t, environment: 'all', userId: '', sinceMs: 0, search: '' };
+  const listSql = (where: string) => `SELECT conversation_id, summary, message_count, first_ts, last_ts, environment FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String} ${where} ORDER BY last_ts DESC LIMIT 20`;
+  const countSql = (where: string) => `SELECT count() AS n FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String} ${where}`;
   const out: Record<string, { after: Fn; bare: Fn; before?: Fn }> = {
+    conversations: {
+      after: () => conv.list(listFilter, 21, 0),
+      bare: () => Promise.all([q(listSql(''))(), q(countSql(''))()]),
+    },
+    'conversations?search': {
+      after: () => conv.list({ ...listFilter, search: 'deploy' }, 21, 0),
+      bare: q("SELECT conversation_id, count() AS hits FROM {{db}}.messages WHERE tenant_id = {t:String} AND positionCaseInsensitive(content, 'deploy') > 0 GROUP BY conversation_id ORDER BY max(ts) DESC LIMIT 20"),
+    },
     context: {
       after: () => ctx.window(t, longId, undefined, 2),
       bare: q('SELECT role, content, tool_calls, tool_results, ts FROM {{db}}.messages FINAL WHERE tenant_id = {t:String} AND conversation_id = {id:String} ORDER BY ts, seq, message_id', { id: longId }),
@@ -117,6 +146,7 @@ async function main() {
   try {
     await migrate(store);
     await load(store, Number(arg('events', '1000000')), log);
+    await copy(store, Number(arg('copies', '1')), log);
     if (process.argv.includes('--rebuild')) {
       const t0 = performance.now();
       await rebuildToolFailureRollup(store);
@@ -129,7 +159,8 @@ async function main() {
     const long = await store.query<{ conversation_id: string }>("SELECT conversation_id, count() AS n FROM {{db}}.messages WHERE tenant_id = 't00' GROUP BY conversation_id ORDER BY n DESC, conversation_id LIMIT 1");
     const sizes = await store.query('SELECT table, sum(rows) AS rows FROM system.parts WHERE database = {db:String} AND active GROUP BY table ORDER BY table', { db: store.database });
     console.log(`dataset ${JSON.stringify(sizes)}; ${runs} rounds after 2 warm-ups; p50 / p90 / max ms`);
-    for (const [name, c] of Object.entries(cases(store, long[0]?.conversation_id ?? '', before))) {
+    const only = arg('only', '').split(',').filter(Boolean);
+    for (const [name, c] of Object.entries(cases(store, long[0]?.conversation_id ?? '', before)).filter(([n]) => only.length === 0 || only.includes(n))) {
       const variants = Object.entries(c).filter((e): e is [string, Fn] => typeof e[1] === 'function');
       const samples = new Map(variants.map(([k]) => [k, [] as number[]]));
       for (const [, fn] of variants) for (let i = 0; i < 2; i++) await fn();

@@ -27,6 +27,7 @@ interface RawRow {
   first_ts: string;
   last_ts: string;
   environment: string;
+  total: number | string;
 }
 
 const filterParams = (f: ConversationFilter) => ({
@@ -37,17 +38,21 @@ const filterParams = (f: ConversationFilter) => ({
   search: f.search,
 });
 
-/** Typed reads behind GET /conversations: one page and the exact total, in parallel. */
+/**
+ * Typed reads behind GET /conversations: one page with the exact total in one statement; a page
+ * past the end (no rows to carry the total) asks for the total alone.
+ */
 export function createConversationsRepo(store: Store) {
   return {
     async list(f: ConversationFilter, limit: number, offset: number): Promise<{ rows: ConversationRow[]; total: number }> {
       const params = filterParams(f);
-      const [rows, count] = await Promise.all([
-        store.query<RawRow>(namedQuery('query-conversations-list'), { ...params, limit, offset }),
-        store.query<{ total: string | number }>(namedQuery('query-conversations-count'), params),
-      ]);
+      const rows = await store.query<RawRow>(namedQuery('query-conversations-list'), { ...params, limit, offset });
+      const total =
+        rows.length > 0 ? Number(rows[0]!.total)
+        : offset === 0 ? 0
+        : Number((await store.query<{ total: string | number }>(namedQuery('query-conversations-count'), params))[0]?.total ?? 0);
       return {
-        total: Number(count[0]?.total ?? 0),
+        total,
         rows: rows.map((r) => ({
           conversation_id: r.conversation_id,
           summary: r.summary,

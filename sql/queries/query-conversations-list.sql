@@ -1,12 +1,16 @@
--- GET /conversations: one page, newest last activity first. Keyword search: every term of
--- {search} as a whole word (lower-cased, splitByNonAlpha) in the summary or in one message body.
+-- GET /conversations: one page, newest last activity first, and the exact total of the filtered
+-- conversations (`count() OVER ()`, counted before LIMIT: one pass instead of a second statement
+-- repeating the filters; query-conversations-count serves a page past the end). Keyword search:
+-- every term of {search} as a whole word (lower-cased, splitByNonAlpha) in the summary or in one
+-- message body.
 SELECT
     conversation_id,
     summary,
     message_count,
     first_ts,
     last_ts,
-    environment
+    environment,
+    count() OVER () AS total
 FROM {{db}}.conversations FINAL
 WHERE tenant_id = {tenant:String}
   AND ({environment:String} = 'all' OR environment = {environment:String})

@@ -105,9 +105,16 @@ test('GET /conversations: offset pages walk the whole list without gaps', async 
     const r = await get(`/conversations?limit=7&offset=${offset}`);
     seen.push(...r.body.conversations.map((c: any) => c.conversation_id));
     if (!r.body.pagination.has_more) break;
+    assert.is(r.body.pagination.total, exp.length, `total on the page at offset ${offset}`);
     offset += 7;
   }
   assert.equal(seen, exp);
+  // past the end: no rows, and still the exact total
+  const past = await get(`/conversations?limit=7&offset=${exp.length + 3}`);
+  assert.equal(past.body.conversations, []);
+  assert.equal(past.body.pagination, { limit: 7, offset: exp.length + 3, total: exp.length, has_more: false });
+  const none = await get('/conversations?search=nothingmatches&offset=5');
+  assert.is(none.body.pagination.total, 0);
 });
 
 test('GET /conversations: environment, user_id, time_range and search filters', async () => {
