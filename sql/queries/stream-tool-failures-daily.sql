@@ -1,7 +1,8 @@
--- Recomputes the tool_failures_daily rows of a set of (tenant, UTC day) pairs from tool_call_facts
+-- Recomputes the tool_failures_daily rows of a set of (tenant, tool, UTC day) groups from tool_call_facts
 -- (the folded calls), replacing them: every group of those days gets a row of this version, and a
--- group that has no call any more is tombstoned (is_deleted = 1). Params: days
--- Array(Tuple(String, Date)), version UInt64 (taken after the facts were written).
+-- group that has no call any more is tombstoned (is_deleted = 1). Params: groups
+-- Array(Tuple(String, String, Date)) = (tenant, tool, day), and the same as plain lists tenants,
+-- tools, days (for key and partition pruning); version UInt64 (taken after the facts were written).
 INSERT INTO {{db}}.tool_failures_daily (tenant_id, day, environment, tool_name, effect_class, version, is_deleted, calls, failures, last_failure_at, failed_conversations, error_counts)
 WITH fresh AS (
     SELECT
@@ -12,7 +13,8 @@ WITH fresh AS (
         uniqExactStateIf(conversation_id, failed = 1) AS failed_conversations,
         mapFromArrays(arrayMap(x -> x.1, arraySlice(arraySort(x -> (-toInt64(x.2), x.1), arrayZip((sumMapIf([error], [toUInt64(1)], failed = 1 AND error != '') AS errs).1, errs.2)), 1, 10) AS top), arrayMap(x -> x.2, top)) AS error_counts
     FROM {{db}}.tool_call_facts FINAL
-    WHERE (tenant_id, day) IN {days:Array(Tuple(String, Date))}
+    WHERE (tenant_id, tool_name, day) IN {groups:Array(Tuple(String, String, Date))}
+      AND tenant_id IN {tenants:Array(String)} AND tool_name IN {tools:Array(String)} AND day IN {days:Array(Date)}
     GROUP BY tenant_id, day, environment, tool_name, effect_class
 )
 SELECT tenant_id, day, environment, tool_name, effect_class, {version:UInt64}, 0, calls, failures, last_failure_at, failed_conversations, error_counts
@@ -20,5 +22,6 @@ FROM fresh
 UNION ALL
 SELECT tenant_id, day, environment, tool_name, effect_class, {version:UInt64}, 1, calls, failures, last_failure_at, failed_conversations, error_counts
 FROM {{db}}.tool_failures_daily FINAL
-WHERE (tenant_id, day) IN {days:Array(Tuple(String, Date))}
+WHERE (tenant_id, tool_name, day) IN {groups:Array(Tuple(String, String, Date))}
+      AND tenant_id IN {tenants:Array(String)} AND tool_name IN {tools:Array(String)} AND day IN {days:Array(Date)}
   AND (tenant_id, day, environment, tool_name, effect_class) NOT IN (SELECT tenant_id, day, environment, tool_name, effect_class FROM fresh)

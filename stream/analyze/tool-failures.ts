@@ -13,7 +13,7 @@
  *      last written for them (tool_call_rollup_state);
  *   2. write the changed calls' facts, and a tombstone at the old key of a call whose tool, outcome
  *      or day changed;
- *   3. recompute the daily rows of every (tenant, day) a changed call was or is in, from the facts;
+ *   3. recompute the daily rows of every (tenant, tool, day) a changed call was or is in, from the facts;
  *   4. record the new state.
  * A retry after a crash before 4 sees the old state again and repeats 2–3 with the same values;
  * after 4 nothing is left to do.
@@ -67,8 +67,8 @@ export function planToolRollup(current: readonly CallFact[], previous: readonly 
   const before = new Map(previous.map((p) => [callKey(p), p]));
   const changed: CallFact[] = [];
   const tombstones: CallFact[] = [];
-  const days = new Map<string, [string, string]>();
-  const touch = (f: CallFact) => days.set(`${f.tenant_id}\u0000${f.day}`, [f.tenant_id, f.day]);
+  const groups = new Map<string, [string, string, string]>();
+  const touch = (f: CallFact) => groups.set(`${f.tenant_id}\u0000${f.tool_name}\u0000${f.day}`, [f.tenant_id, f.tool_name, f.day]);
   for (const c of current) {
     const p = before.get(callKey(c));
     if (p && same(p, c)) continue;
@@ -79,17 +79,29 @@ export function planToolRollup(current: readonly CallFact[], previous: readonly 
       if (factKey(p) !== factKey(c)) tombstones.push(p);
     }
   }
-  return { changed, tombstones, days: [...days.values()] };
+  return { changed, tombstones, groups: [...groups.values()] };
 }
 
 /** Recomputes the daily rows (tool_failures_daily, tool_errors_daily) of (tenant, day) pairs from tool_call_facts. */
-async function recomputeDays(store: Store, days: readonly [string, string][]) {
-  for (let i = 0; i < days.length; i += ROLLUP_CHUNK) {
-    const chunk = days.slice(i, i + ROLLUP_CHUNK).map((d) => new TupleParam([d[0], d[1]]));
-    // taken after the facts were written: a concurrent recompute that read older facts has a smaller version
-    const version = nextVersion();
-    await store.command(namedQuery('stream-tool-failures-daily'), { days: chunk, version });
-    await store.command(namedQuery('stream-tool-errors-daily'), { days: chunk, version });
+/**
+ * Recomputes the daily rows of the (tenant, tool, UTC day) groups a changed call was or is in. Each
+ * group is one primary-key range of `tool_call_facts` (sorted by tenant, tool, outcome, day), so the
+ * cost follows one tool's calls of one day, not the tenant's month.
+ */
+async function recomputeGroups(store: Store, groups: readonly [string, string, string][]) {
+  for (let i = 0; i < groups.length; i += ROLLUP_CHUNK) {
+    const chunk = groups.slice(i, i + ROLLUP_CHUNK);
+    const params = {
+      groups: chunk.map((g) => new TupleParam([g[0], g[1], g[2]])),
+      // the same groups as plain lists: they let the key and partition pruning see each column
+      tenants: [...new Set(chunk.map((g) => g[0]))],
+      tools: [...new Set(chunk.map((g) => g[1]))],
+      days: [...new Set(chunk.map((g) => g[2]))],
+      // taken after the facts were written: a concurrent recompute that read older facts has a smaller version
+      version: nextVersion(),
+    };
+    await store.command(namedQuery('stream-tool-failures-daily'), params);
+    await store.command(namedQuery('stream-tool-errors-daily'), params);
   }
 }
 
@@ -109,7 +121,7 @@ export const toolFailureRollup: Analyzer = {
         ...plan.tombstones.map((f) => factRow(f, ctx.version, 1)),
         ...plan.changed.map((f) => factRow(f, ctx.version, 0)),
       ]);
-      await recomputeDays(ctx.store, plan.days);
+      await recomputeGroups(ctx.store, plan.groups);
       await ctx.store.insert(
         'tool_call_rollup_state',
         plan.changed.map((f) => {
