@@ -8,8 +8,8 @@ WHERE tenant_id = {tenant:String}
   AND (
     {search:String} = ''
     OR hasAllTokens(lowerUTF8(summary), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
-    OR conversation_id IN (
-        SELECT conversation_id FROM {{db}}.messages
+    OR cityHash64(conversation_id) IN (
+        SELECT conversation_hash FROM {{db}}.messages
         WHERE tenant_id = {tenant:String}
           AND hasAllTokens(lowerUTF8(content), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
     )

@@ -2,7 +2,8 @@
 -- conversations (`count() OVER ()`, counted before LIMIT: one pass instead of a second statement
 -- repeating the filters; query-conversations-count serves a page past the end). Keyword search:
 -- every term of {search} as a whole word (lower-cased, splitByNonAlpha) in the summary or in one
--- message body.
+-- message body; the matching messages' conversations are collected by the 8-byte hash of their id
+-- (messages.conversation_hash, migration 0070) rather than the id itself, ~6x fewer bytes to read.
 SELECT
     conversation_id,
     summary,
@@ -19,8 +20,8 @@ WHERE tenant_id = {tenant:String}
   AND (
     {search:String} = ''
     OR hasAllTokens(lowerUTF8(summary), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
-    OR conversation_id IN (
-        SELECT conversation_id FROM {{db}}.messages
+    OR cityHash64(conversation_id) IN (
+        SELECT conversation_hash FROM {{db}}.messages
         WHERE tenant_id = {tenant:String}
           AND hasAllTokens(lowerUTF8(content), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
     )
