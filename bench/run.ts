@@ -119,7 +119,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
         const fmt = (b: Backlogs) => `INGEST ${b.ingest}, ANALYZE ${b.analyze}, merges ${b.merges}`;
         log(`query: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmt(idle.before)}; now: ${fmt(idle.after)})`);
         if (!idle.idle) notes.push(`query phase started before the system was idle (after ${idle.waited_ms} ms: ${fmt(idle.after)})`);
-        partial.query = await measureQueries(sys, o, opts, result.conversations, log);
+        partial.query = await measureQueries(sys, o, opts, result.generated_conversations ?? result.conversations, log);
         partial.query_idle = { ...idle, end: await sys.backlogs() };
         queryPaths = partial.query.filter((q) => q.api).map((q) => q.path);
       }
