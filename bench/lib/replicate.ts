@@ -1,6 +1,7 @@
 /**
  * Scales a loaded dataset up inside ClickHouse: every row of the given tables is copied `copies - 1`
- * times by one `INSERT … SELECT` per table, each copy under its own conversation ids (`<id>~r<k>`)
+ * times by `INSERT … SELECT` (one statement per table and copy), each copy under its own
+ * conversation ids (`<id>~r<k>`)
  * and shifted back in time by a fraction of the conversation spacing, so the copies interleave with
  * the originals instead of stacking on the same instants. Tenant skew, conversation lengths, tool
  * and error mixes and message texts keep the generator's distributions; only the ids are new.
@@ -24,7 +25,7 @@ interface Column {
   default_kind: string;
 }
 
-/** The SELECT expression that produces column `c` of copy `k` (an ARRAY JOIN alias). */
+/** The SELECT expression that produces column `c` of copy `k` (a constant named `k` in the statement). */
 export function copyExpression(c: Column, shiftMsPerCopy: number): string {
   const q = `\`${c.name}\``;
   if (c.name === 'conversation_id') return `concat(${q}, '~r', toString(k))`;
@@ -60,11 +61,15 @@ export async function replicateTables(
     log(`dataset: copying ${table} ×${copies - 1} (${before} rows each)`);
     const names = writable.map((c) => `\`${c.name}\``).join(', ');
     const exprs = writable.map((c) => copyExpression(c, shiftMsPerCopy)).join(', ');
-    await store.command(
-      `INSERT INTO {{db}}.${table} (${names}) SELECT ${exprs} FROM {{db}}.${table} ARRAY JOIN range(1, ${copies}) AS k`,
-      undefined,
-      { insert_deduplicate: 0, max_insert_threads: '2', max_threads: 2 },
-    );
+    // one copy per statement, read from the originals only: an ARRAY JOIN making every copy in one
+    // pass multiplies each block by the number of copies (blocks of ~600k wide rows, GBs in memory)
+    for (let k = 1; k < copies; k++) {
+      await store.command(
+        `INSERT INTO {{db}}.${table} (${names}) WITH ${k} AS k SELECT ${exprs} FROM {{db}}.${table} WHERE position(conversation_id, '~r') = 0`,
+        undefined,
+        { insert_deduplicate: 0, max_insert_threads: '2', max_threads: 2 },
+      );
+    }
     const after = await countRows(store, table);
     out.push({ table, rows_before: before, rows_after: after, seconds: Math.round((performance.now() - t0) / 100) / 10 });
   }
