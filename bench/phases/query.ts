@@ -9,8 +9,8 @@ import { summarize, ratio, type LatencySummary } from '../lib/stats.js';
 import type { BenchSystem } from '../lib/system.js';
 import type { BenchOptions } from '../options.js';
 
-/** Mean wire events per generated conversation (measured on the default mix); sizes the dataset. */
-const EVENTS_PER_CONVERSATION = 31;
+/** Conversations whose rows are generated up front to estimate events per conversation. */
+const PROBE_CONVERSATIONS = 1000;
 const SPAN_MS = 10 * 86_400_000;
 
 export interface DatasetResult {
@@ -43,7 +43,10 @@ export interface DatasetResult {
 export async function loadDataset(store: Store, o: BenchOptions, log: (s: string) => void): Promise<{ result: DatasetResult; opts: ConversationOptions }> {
   const target = o.events;
   const generated = Math.min(target, o.generateEvents);
-  const count = Math.max(1, Math.round(generated / EVENTS_PER_CONVERSATION));
+  // events per conversation of this seed, from its first conversations (their sizes do not depend
+  // on the spacing): sizes the dataset close to the request whatever the mix
+  const probe = rowsFor({ ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 7, startMs: 0, spacingMs: 1 }, PROBE_CONVERSATIONS);
+  const count = Math.max(1, Math.round(generated / (probe.events / PROBE_CONVERSATIONS)));
   const spacingMs = Math.max(1, Math.floor(SPAN_MS / count));
   const opts: ConversationOptions = { ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 7, startMs: Date.now() - SPAN_MS, spacingMs };
   const t0 = performance.now();
