@@ -62,6 +62,14 @@ function busBatches(events: Record<string, unknown>[], perBatch = 500): Array<{ 
 
 async function run(o: BenchOptions): Promise<BenchResult> {
   const started = Date.now();
+  const phases: Record<string, number> = {};
+  let mark = Date.now();
+  /** Seconds since the previous mark, recorded under `name` (where a run's time goes). */
+  const lap = (name: string) => {
+    const now = Date.now();
+    phases[name] = Math.round((now - mark) / 100) / 10;
+    mark = now;
+  };
   const m = machine();
   const notes: string[] = [];
   const base = await prepareBench();
@@ -89,18 +97,22 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       log(`ceiling http parse: ${ceilings.http_parse_events_per_s} events/s (mean of formats)`);
     }
   }
+  lap('ceilings');
   log(`starting the system in-process (${o.quick ? 'quick' : 'full'} run)`);
   const sys = await startBenchSystem({ tenants: DEFAULT_CONVERSATION_OPTIONS.tenants, base });
   const partial: Omit<BenchResult, 'summary' | 'goals'> = {
     version: 1, label: o.label, started_at: new Date(started).toISOString(), duration_s: 0,
     options: { quick: o.quick, events: o.events, seed: o.seed, concurrency: o.concurrency, edge_seconds: o.edgeSeconds, step_seconds: o.stepSeconds, skip: [...o.skip] },
-    machine: m, ceilings, edge: [], query: [], notes,
+    machine: m, ceilings, edge: [], query: [], notes, phase_seconds: phases,
   };
   let queryPaths: string[] = [];
   const mixed = buildPool(o.quick ? 40_000 : 150_000, { seed: o.seed });
+  lap('system_start');
   try {
     if (!o.skip.has('edge')) partial.edge = await measureEdge(sys, o, parseCeilings, log);
+    lap('edge');
     if (!o.skip.has('e2e')) partial.e2e = await measureE2e(sys, o, mixed, log);
+    lap('e2e');
     if (!o.skip.has('freshness')) {
       const max = partial.e2e?.max_sustained_events_per_s;
       const rate = max && Number.isFinite(max) ? Math.round(max / 2) : 2000;
@@ -108,10 +120,12 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       partial.freshness = await measureFreshness(sys, o, mixed, rate);
       log(`freshness: ${partial.freshness.missing ?? `p50 ${partial.freshness.latency?.p50_ms} ms, p99 ${partial.freshness.latency?.p99_ms} ms`}`);
     }
+    lap('freshness');
     if (!o.skip.has('query') || !o.skip.has('memory')) {
       const { result, opts } = await loadDataset(sys.system.rt.store, o, log);
       partial.dataset = result;
       log(`dataset: ${result.events} events in ${result.load_seconds} s`);
+      lap('dataset');
       if (!o.skip.has('query')) {
         // time the API, not background work: earlier phases leave INGEST/ANALYZE backlogs and the
         // bulk load leaves merges running
@@ -123,14 +137,17 @@ async function run(o: BenchOptions): Promise<BenchResult> {
         partial.query_idle = { ...idle, end: await sys.backlogs() };
         queryPaths = partial.query.filter((q) => q.api).map((q) => q.path);
       }
+      lap('query');
     }
   } finally {
     await sys.system.stop();
   }
+  lap('system_stop');
   try {
     if (!o.skip.has('memory')) {
       partial.memory = await measureMemory(sys.env, mixed, sys.keys, queryPaths, { loadSeconds: o.quick ? 4 : 10, concurrency: o.concurrency }, log);
     }
+    lap('memory');
   } finally {
     await sys.nats.stop();
     rmSync(base.dataDir, { recursive: true, force: true });

@@ -53,6 +53,8 @@ export interface BenchResult {
   memory?: MemoryResult;
   goals: GoalCheck[];
   notes: string[];
+  /** Wall-clock seconds per phase (absent in results of older runs). */
+  phase_seconds?: Record<string, number>;
 }
 
 const num = (v: number | undefined | null): number | null => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v * 1000) / 1000 : null);

@@ -8,7 +8,9 @@ export function formatReport(r: BenchResult): string {
   const out: string[] = [];
   const m = r.machine;
   out.push(`Tracehouse bench ${r.label ? `"${r.label}" ` : ''}— ${m.commit} — ${m.cpus} × ${m.model}, ${m.memory_gb} GB, node ${m.node}`);
-  out.push(`load average at start ${m.load_avg_start.map((v) => v.toFixed(2)).join(' ')}, at end ${(m.load_avg_end ?? []).map((v) => v.toFixed(2)).join(' ')}; ${r.duration_s} s\n`);
+  out.push(`load average at start ${m.load_avg_start.map((v) => v.toFixed(2)).join(' ')}, at end ${(m.load_avg_end ?? []).map((v) => v.toFixed(2)).join(' ')}; ${r.duration_s} s`);
+  if (r.phase_seconds) out.push(`seconds per phase: ${Object.entries(r.phase_seconds).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push('');
   const c = r.ceilings;
   out.push('CEILINGS (same run, same machine)');
   out.push(formatTable(['ceiling', 'events/s', 'detail'], [
