@@ -35,7 +35,7 @@ export const USAGE = `Usage: npm run bench -- [--quick] [--events N] [--seed N] 
                      [--out DIR] [--label TEXT]
        npm run bench -- --compare A.json B.json
 
-  --quick          short run (under 2 minutes): 100k-event dataset, 2 s measurements
+  --quick          short run (about 2 minutes): 50k-event dataset, 1.5 s measurements
   --events N       query dataset size in events (default 1000000; 10M works: bulk-loaded)
   --generate N     generate at most N dataset events (default 1000000) and copy them in the
                    engine up to --events (new conversation ids, interleaved times)
@@ -48,14 +48,14 @@ export function parseArgs(argv: string[]): BenchOptions {
   const quick = argv.includes('--quick');
   const o: BenchOptions = {
     quick,
-    events: quick ? 100_000 : 1_000_000,
+    events: quick ? 50_000 : 1_000_000,
     generateEvents: 1_000_000,
     seed: 1,
     concurrency: 16,
-    edgeSeconds: quick ? 2 : 5,
+    edgeSeconds: quick ? 1.5 : 5,
     stepSeconds: quick ? 3 : 8,
     freshnessSeconds: quick ? 5 : 15,
-    queryRequests: quick ? 20 : 200,
+    queryRequests: quick ? 15 : 200,
     ceilingEvents: quick ? 30_000 : 300_000,
     outDir: 'bench/results',
     skip: new Set(),

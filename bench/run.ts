@@ -145,7 +145,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   lap('system_stop');
   try {
     if (!o.skip.has('memory')) {
-      partial.memory = await measureMemory(sys.env, mixed, sys.keys, queryPaths, { loadSeconds: o.quick ? 4 : 10, concurrency: o.concurrency }, log);
+      partial.memory = await measureMemory(sys.env, mixed, sys.keys, queryPaths, { loadSeconds: o.quick ? 2.5 : 10, concurrency: o.concurrency }, log);
     }
     lap('memory');
   } finally {
