@@ -25,7 +25,7 @@ export const nextRounds = () => (roundBase += 0x100000);
  * Ingest edge per format at fixed concurrency, beside the bare parse ceiling on the same bodies,
  * and the same load through autocannon. The stream role keeps consuming meanwhile, as in production.
  */
-const edgePool = (o: BenchOptions, format: Format) => buildPool(o.quick ? 8_000 : 30_000, { seed: o.seed + 100, formatWeights: onlyFormat(format) });
+const edgePool = (o: BenchOptions, format: Format) => buildPool(o.quick ? 3_000 : 30_000, { seed: o.seed + 100, formatWeights: onlyFormat(format) });
 
 /** The bare parse ceiling of every format, measured before the system starts (nothing else running). */
 export async function measureParseCeilings(o: BenchOptions): Promise<Partial<Record<Format, Throughput>>> {
@@ -57,7 +57,9 @@ export async function measureEdge(sys: BenchSystem, o: BenchOptions, ceilings: P
         row.ingest = throughput(await loadInWorker({ ...spec, baseUrl: sys.ingestUrl, roundBase: nextRounds() }));
         if (!o.skip.has('autocannon')) row.autocannon = throughput(await loadInWorker({ ...spec, baseUrl: sys.ingestUrl, roundBase: nextRounds() }, 'autocannon'));
         row.ingest_vs_parse_ceiling = ratio(row.ingest.events_per_s, row.ceiling?.events_per_s ?? NaN);
-        await drain(sys, 30_000);
+        // let the stream role catch up before the next format; a quick run waits at most 1 s and
+        // leaves the rest to overlap the next measurement (end to end drains fully before it starts)
+        await drain(sys, o.quick ? 1_000 : 30_000);
       }
       log(`edge ${format}: ingest ${row.ingest?.events_per_s ?? 'n/a'} ev/s, parse ceiling ${row.ceiling?.events_per_s ?? 'n/a'} ev/s`);
       rows.push(row);
