@@ -53,7 +53,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     seed: 1,
     concurrency: 16,
     edgeSeconds: quick ? 1.5 : 5,
-    stepSeconds: quick ? 2.5 : 8,
+    stepSeconds: quick ? 3 : 8,
     freshnessSeconds: quick ? 4 : 15,
     queryRequests: quick ? 15 : 200,
     ceilingEvents: quick ? 20_000 : 300_000,
