@@ -4,6 +4,8 @@
 -- column alone, and the outer query reads ids only where a row is at least that new. Rows are not
 -- deduplicated here (no FINAL): older versions and redelivered copies of a message may be among
 -- them, so {candidates} exceeds the page and step 2 keeps the newest version of each message.
+-- The filters are written out twice on purpose: the same query with them in one CTE read the same
+-- rows but 1.6 MB more, and took 45–48 ms against 36–44 ms (medians, 10M events).
 SELECT conversation_id, message_id, ts
 FROM {{db}}.messages
 WHERE tenant_id = {tenant:String}
