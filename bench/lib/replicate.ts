@@ -76,7 +76,8 @@ export async function replicateTables(
   return out;
 }
 
-async function countRows(store: Store, table: string): Promise<number> {
-  const [r] = await store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.${table}`);
+/** Rows of `table`; with `final`, as the table's engine deduplicates them (what a reader sees). */
+export async function countRows(store: Store, table: string, final = false): Promise<number> {
+  const [r] = await store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.${table}${final ? ' FINAL' : ''}`);
   return Number(r?.n ?? 0);
 }

@@ -2,7 +2,7 @@ import type { Store } from '../../core/clickhouse.js';
 import { DEFAULT_CONVERSATION_OPTIONS, conversationAt, type ConversationOptions } from '../workload/conversation.js';
 import { zipfWeights } from '../workload/rng.js';
 import { TABLES, insertRows, rowsFor } from '../ceilings/clickhouse.js';
-import { replicateTables, type ReplicateResult } from '../lib/replicate.js';
+import { countRows, replicateTables, type ReplicateResult } from '../lib/replicate.js';
 import { rebuildToolFailureRollup } from '../../stream/analyze/tool-failures.js';
 import { measureReads, recordStatements, type ReadProfile } from '../lib/read-profile.js';
 import { summarize, ratio, type LatencySummary } from '../lib/stats.js';
@@ -66,7 +66,7 @@ export async function loadDataset(store: Store, o: BenchOptions, log: (s: string
   const generatedSeconds = (performance.now() - t0) / 1000;
   // the tables also hold what earlier phases ingested (edge, end to end, freshness): the dataset is
   // everything in them, so sizes and copies are counted from the tables, not from the generator
-  const present = await countRows(store, 'events');
+  const present = await countRows(store, 'events', true);
   let copies = 1;
   let copied: ReplicateResult[] = [];
   if (target > present * 1.05) {
@@ -79,12 +79,12 @@ export async function loadDataset(store: Store, o: BenchOptions, log: (s: string
   const rollupSeconds = Math.round((performance.now() - r0) / 100) / 10;
   log(`dataset: tool-failure rollup rebuilt in ${rollupSeconds} s`);
   const s = (performance.now() - t0) / 1000;
-  const total = await countRows(store, 'events');
+  const total = await countRows(store, 'events', true);
   const result: DatasetResult = {
     rollup_seconds: rollupSeconds,
     events: total,
-    rows: (await Promise.all(TABLES.map((t) => countRows(store, t)))).reduce((a, b) => a + b, 0),
-    conversations: await countRows(store, 'conversations'),
+    rows: (await Promise.all(TABLES.map((t) => countRows(store, t, true)))).reduce((a, b) => a + b, 0),
+    conversations: await countRows(store, 'conversations', true),
     load_seconds: Math.round(s * 10) / 10,
     load_events_per_s: Math.round((total - present + events) / s),
     generated_events: events,
@@ -95,11 +95,6 @@ export async function loadDataset(store: Store, o: BenchOptions, log: (s: string
     copy_tables: copied,
   };
   return { result, opts };
-}
-
-async function countRows(store: Store, table: string): Promise<number> {
-  const [r] = await store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.${table} FINAL`);
-  return Number(r?.n ?? 0);
 }
 
 export interface EndpointRow {
