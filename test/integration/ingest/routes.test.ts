@@ -8,11 +8,12 @@ import { http } from '../../helpers/http.js';
 import { createIngestApp } from '../../../ingest/app.js';
 import { decodeProtoResponse, encodeProtoRequest } from '../../../ingest/otlp/decode-proto.js';
 import { auth, kv, logsEnvelope, purge, readBatches, readEvents, streamCount } from './lib.js';
+import { dataPath } from '../../helpers/shared.js';
 
 let ts: TestSystem;
 let base: string;
 let readKey: string;
-const EXAMPLES = '/work/shared/data/otlp-examples';
+const EXAMPLES = dataPath('otlp-examples');
 const example = (name: string) => JSON.parse(readFileSync(`${EXAMPLES}/${name}`, 'utf8'));
 
 test.before(async () => {

@@ -10,9 +10,10 @@ import { batchOf, conversationEvents, msgIdOf } from '../../helpers/events.js';
 import { startStream } from '../../../stream/main.js';
 import { DLQ_HEADERS } from '../../../stream/dlq.js';
 import { counts, sleep } from './helpers.js';
+import { dataPath } from '../../helpers/shared.js';
 
-const CC = '/work/shared/data/claude-code-viewer';
-const TAU = '/work/shared/data/tau-bench/gpt-4o-airline.json';
+const CC = dataPath('claude-code-viewer');
+const TAU = dataPath('tau-bench/gpt-4o-airline.json');
 let ts: TestSystem;
 let stream: Awaited<ReturnType<typeof startStream>>;
 

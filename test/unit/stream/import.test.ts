@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { convertClaudeCode, convertFile, findImportFiles, statsOf, trajectoriesOf, convertTrajectory } from '../../../stream/import/index.js';
+import { dataPath } from '../../helpers/shared.js';
 
-const CC = '/work/shared/data/claude-code-viewer';
-const TAU = '/work/shared/data/tau-bench/gpt-4o-airline.json';
+const CC = dataPath('claude-code-viewer');
+const TAU = dataPath('tau-bench/gpt-4o-airline.json');
 
 /** Expected numbers straight from the raw lines, independent of the converter. */
 function expectedClaudeCode() {

@@ -1,0 +1,4 @@
+/** Every evaluation of `npm run eval`, in report order. Each analysis adds its module here. */
+import type { EvalModule } from './lib/report.js';
+
+export const modules: EvalModule[] = [];

@@ -1,0 +1,196 @@
+/**
+ * The contract of the analysis layer: what every analyzer reads (one snapshot of a conversation)
+ * and what it returns. Analyzers are pure functions of a snapshot (plus, for tool-failure
+ * categories, the tenant's category registry); the framework (stream/analyze/) owns loading,
+ * Piscina, writing, retries and backfill, and `tracehouse analyze` runs the same functions on files.
+ * Output field names are the wire names of `tracehouse analyze` and of the data API (snake_case).
+ */
+import type { ContentBlock } from '../../schemas/events.js';
+import type { EffectClass } from '../effect-class.js';
+
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
+
+/** One message of a conversation; `index` is its zero-based position (conversation order). */
+export interface SnapshotMessage {
+  index: number;
+  messageId: string;
+  role: Role;
+  /** `message` as sent, else the text of the `text` blocks joined by "\n". Tool blocks are not in it. */
+  text: string;
+  blocks: readonly ContentBlock[];
+  /** Milliseconds since the epoch. */
+  ts: number;
+  /** '' for the main thread; a sub-agent sidechain has its own id. */
+  threadId: string;
+}
+
+/**
+ * One tool call: a `tool_use` paired in order with the `tool_result` that answers it, or a call
+ * recorded by telemetry (hooks, OTLP logs and spans) without messages.
+ */
+export interface SnapshotToolCall {
+  /** Unique within the conversation: the tool_use id, then `id#2`, `id#3`, … when an id is reused. */
+  key: string;
+  /** The id as the producer sent it (may repeat within a conversation). */
+  toolUseId: string;
+  toolName: string;
+  /** Input as JSON text, capped at 4,096 characters. */
+  input: string;
+  /** Shell command when known ('' otherwise). */
+  command: string;
+  /** Message holding the tool_use; null for a telemetry call. */
+  messageIndex: number | null;
+  /** Message holding the tool_result; null when there is none (yet) or for a telemetry call. */
+  resultIndex: number | null;
+  /** Index of the last message at or before the call (−1 when none): its place in the timeline. */
+  position: number;
+  /** Start of the call, ms since the epoch. */
+  ts: number;
+  /** null: no result recorded. */
+  success: boolean | null;
+  /** Result text, capped at 2,048 characters: the error text when the call failed. */
+  resultText: string;
+  /** Error type when the source gave one (hooks, OTLP), else ''. */
+  errorType: string;
+  /** `accept` / `reject` when a permission decision was recorded, else ''. */
+  decision: string;
+  effectClass: EffectClass;
+}
+
+export interface ConversationSnapshot {
+  tenantId: string;
+  conversationId: string;
+  userId: string;
+  environment: string;
+  messages: readonly SnapshotMessage[];
+  toolCalls: readonly SnapshotToolCall[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results (wire shapes of `tracehouse analyze`; tables add tenant, conversation and versions)
+
+export interface Segment {
+  /** Stable as the conversation grows: derived from the conversation and the first message. */
+  segment_id: string;
+  start_index: number;
+  /** Inclusive. */
+  end_index: number;
+}
+
+export const EMOTION_FAMILIES = ['frustration', 'confusion', 'distrust', 'impatience', 'disappointment', 'satisfaction'] as const;
+export type EmotionFamily = (typeof EMOTION_FAMILIES)[number];
+
+/** The fixed taxonomy: 6 families, 16 signals (schemas/emotions.json is the same list). */
+export const EMOTION_SIGNALS: Readonly<Record<EmotionFamily, readonly string[]>> = {
+  frustration: ['annoyance', 'anger', 'exasperation', 'hostility'],
+  confusion: ['confusion', 'uncertainty', 'overwhelm'],
+  distrust: ['skepticism', 'loss_of_trust'],
+  impatience: ['urgency', 'impatience'],
+  disappointment: ['disappointment', 'resignation'],
+  satisfaction: ['gratitude', 'relief', 'delight'],
+};
+
+export type Trajectory = 'none' | 'building' | 'peak' | 'resolved' | 'sustained';
+export type Elicitor = 'agent' | 'external' | 'user' | 'ambiguous';
+
+/** What a signal reacts to, by reference. */
+export interface CauseRef {
+  kind: 'tool_failure' | 'agent_message' | 'claim' | 'user_message';
+  message_index: number | null;
+  /** The call's key for `tool_failure`. */
+  tool_use_id?: string;
+}
+
+export interface EmotionDetection {
+  message_index: number;
+  family: EmotionFamily;
+  signal: string;
+  /** Intensity 0–1: a plain correction stays below 0.5, explicit frustration is ≥ 0.5. */
+  score: number;
+  /** Risk of abandonment or escalation, 0–1. */
+  risk_score: number;
+  trajectory: Trajectory;
+  elicitor: Elicitor;
+  cause: CauseRef | null;
+  /** Verbatim substrings of the message. */
+  quotes: string[];
+}
+
+export const FAILURE_FAMILIES = [
+  'user_rejected',
+  'permission_denied',
+  'not_found',
+  'invalid_input',
+  'precondition_failed',
+  'build_or_type_error',
+  'test_failure',
+  'command_failed',
+  'business_rule',
+  'timeout',
+  'resource_exhausted',
+  'rate_limited',
+  'auth_error',
+  'network',
+  'other',
+] as const;
+export type FailureFamily = (typeof FAILURE_FAMILIES)[number];
+
+/** A workspace-specific failure category; its id never changes once issued. */
+export interface FailureCategory {
+  id: string;
+  label: string;
+  family: FailureFamily;
+  likely_cause: string;
+  action_hint: string;
+}
+
+export interface ToolCallResult {
+  message_index: number | null;
+  /** The call's key (unique within the conversation). */
+  tool_use_id: string;
+  tool_name: string;
+  success: boolean | null;
+  effect_class: EffectClass;
+  category: FailureCategory | null;
+}
+
+export interface LazinessDetection {
+  message_index: number;
+  /** Pattern family, e.g. `placeholder_code`, `left_as_exercise`, `unverified_completion`. */
+  pattern: string;
+  confidence: number;
+  /** Verbatim substring of the message. */
+  quote: string;
+  /** Patterns about truncated data are stored but excluded from headline counts. */
+  truncated_data: boolean;
+}
+
+export interface HallucinationFinding {
+  message_index: number;
+  /** e.g. `tests_pass`, `file_created`, `command_succeeded`, `value_is`, `action_done`. */
+  claim_type: string;
+  /** Verbatim substring of the agent message. */
+  claim: string;
+  verdict: 'contradicted' | 'verified';
+  /** The recorded result the claim was checked against. */
+  evidence: { message_index: number | null; tool_use_id: string | null; quote: string };
+}
+
+/** Unverified claims appear only here. */
+export interface HallucinationStats {
+  claims: number;
+  verified: number;
+  contradicted: number;
+  unverified: number;
+}
+
+export interface ConversationAnalysis {
+  conversation_id: string;
+  summary: string;
+  segments: Segment[];
+  emotions: EmotionDetection[];
+  tool_calls: ToolCallResult[];
+  laziness: LazinessDetection[];
+  hallucinations: HallucinationFinding[];
+  hallucination_stats: HallucinationStats;
+}
