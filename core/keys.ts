@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from './errors.js';
+import { KvExistsError, kvCreate } from './kv.js';
 import { TENANT_PATTERN } from '../schemas/subjects.js';
 
 export type KeyRole = 'member' | 'admin';
@@ -75,7 +76,7 @@ export function createKeyStore(kv: KV, secret: string, now: () => Date = () => n
   };
   const put = async (hash: string, record: KeyRecord, createOnly: boolean) => {
     const data = JSON.stringify(record);
-    if (createOnly) await kv.create(`k.${hash}`, data);
+    if (createOnly) await kvCreate(kv, `k.${hash}`, data);
     else await kv.put(`k.${hash}`, data);
   };
   const allHashes = async () => {
@@ -104,8 +105,9 @@ export function createKeyStore(kv: KV, secret: string, now: () => Date = () => n
       try {
         await put(hash, record, true);
         return true;
-      } catch {
-        return false;
+      } catch (err) {
+        if (err instanceof KvExistsError) return false;
+        throw err;
       }
     },
     async list({ tenant } = {}) {
@@ -153,9 +155,10 @@ export function createKeyStore(kv: KV, secret: string, now: () => Date = () => n
       }
       // create-if-absent marker: among replicas starting together exactly one mints
       try {
-        await kv.create('bootstrap', now().toISOString());
-      } catch {
-        return { kind: 'none' };
+        await kvCreate(kv, 'bootstrap', now().toISOString());
+      } catch (err) {
+        if (err instanceof KvExistsError) return { kind: 'none' };
+        throw err;
       }
       const { key } = await store.create({ tenant: 'default', role: 'admin', label: 'first start' });
       return { kind: 'minted', key };

@@ -6,6 +6,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { createStore, migrate, type Store } from './clickhouse.js';
 import { connectBus, declareTopology, startManagedNats, type Bus, type ManagedNats } from './nats.js';
 import { createKeyStore, type KeyStore } from './keys.js';
+import { kvCreateIfAbsent } from './kv.js';
 import { KV_BUCKETS } from '../schemas/subjects.js';
 
 /** Shared dependencies of the roles running in one process, built once by the composition root. */
@@ -89,14 +90,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
  */
 async function sharedSecret(bus: Bus): Promise<string> {
   const kv = await bus.kv(KV_BUCKETS.keys.name);
-  try {
-    await kv.create('signing-secret', randomBytes(32).toString('base64url'));
-  } catch {
-    // another replica (or an earlier start) created it
-  }
-  const e = await kv.get('signing-secret');
-  if (!e) throw new Error('signing secret missing from the keys bucket');
-  return e.string();
+  // another replica (or an earlier start) may have created it: then that one is used
+  return (await kvCreateIfAbsent(kv, 'signing-secret', randomBytes(32).toString('base64url'))).value;
 }
 
 /** For CLI commands that need only the bus (keys, dlq): never opens the embedded ClickHouse. */

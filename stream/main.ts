@@ -97,7 +97,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   const scheduler = startScheduler({
     kv: rt.bus.kv(KV_BUCKETS.leases.name),
     jobs: opts.tenantJobs ?? defaultTenantJobs,
-    ctx: { store: rt.store, js: rt.bus.js, log, intervalMs: cfg.jobIntervalMs, debounceMs: cfg.analyzeDebounceMs },
+    ctx: { store: rt.store, js: rt.bus.js, jsm: rt.bus.jsm, log, intervalMs: cfg.jobIntervalMs, debounceMs: cfg.analyzeDebounceMs },
     holder: `${process.pid}-${randomUUID().slice(0, 8)}`,
     metrics,
   });

@@ -1,11 +1,13 @@
 /**
- * Tenant-wide jobs on a schedule. Every replica ticks every `intervalMs`; a KV lease per job
- * (bucket th_leases: `kv.create` when absent, `kv.update` with the seen revision when expired)
- * lets exactly one replica run each job per interval.
+ * Leased jobs on a schedule. Every replica ticks every `intervalMs` (the first tick soon after
+ * start); a tick never overlaps the previous one on the same replica, and a KV lease per job — per
+ * tenant for tenant-wide jobs — lets exactly one replica run each, renewed while the job runs
+ * (core/lease.ts). A job whose lease is lost mid-run sees its signal aborted and stops.
  */
 import type { KV } from '@nats-io/kv';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { withLease } from '../../core/lease.js';
 import type { Logger } from '../../core/log.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishConversationJobs } from './publisher.js';
@@ -13,53 +15,27 @@ import { publishConversationJobs } from './publisher.js';
 export interface TenantJobContext {
   store: Store;
   js: JetStreamClient;
+  jsm: JetStreamManager;
   log: Logger;
   intervalMs: number;
   debounceMs: number;
+  /** Aborted when the job's lease is lost or the role stops. */
+  signal: AbortSignal;
 }
 
 export interface TenantJob {
   name: string;
   version: number;
-  run(ctx: TenantJobContext): Promise<void>;
-}
-
-interface Lease {
-  holder: string;
-  until: number;
-}
-
-/** Takes the lease `job.<name>` until `now + ttlMs` if nobody holds an unexpired one. */
-export async function acquireLease(kv: KV, name: string, holder: string, ttlMs: number, now = Date.now()): Promise<boolean> {
-  const key = `job.${name}`;
-  const value = JSON.stringify({ holder, until: now + ttlMs } satisfies Lease);
-  try {
-    await kv.create(key, value);
-    return true;
-  } catch {
-    // exists (or a concurrent create won): take it over only when expired, by compare-and-set
-  }
-  const e = await kv.get(key);
-  if (!e) return false;
-  let current: Lease | undefined;
-  try {
-    current = e.json<Lease>();
-  } catch {
-    current = undefined;
-  }
-  if (current && current.until > now) return false;
-  try {
-    await kv.update(key, value, e.revision);
-    return true;
-  } catch {
-    return false; // another replica updated it first
-  }
+  /** `global`: one run for all tenants; `tenant`: one run per tenant, each under its own lease. */
+  scope: 'global' | 'tenant';
+  run(ctx: TenantJobContext, tenant?: string): Promise<void>;
 }
 
 /** Republishes "conversation changed" jobs for conversations whose rollup is missing or stale. */
 export const reconcileConversations: TenantJob = {
   name: 'reconcile-conversations',
   version: 1,
+  scope: 'global',
   async run(ctx) {
     const since = new Date(Date.now() - Math.max(3 * ctx.intervalMs, 10 * 60_000)).toISOString().replace('T', ' ').replace('Z', '');
     const rows = await ctx.store.query<{ tenant_id: string; conversation_id: string }>(namedQuery('stream-stale-conversations'), { since, limit: 5000 });
@@ -71,35 +47,85 @@ export const reconcileConversations: TenantJob = {
 
 export const defaultTenantJobs: TenantJob[] = [reconcileConversations];
 
-export function startScheduler(opts: {
+/** Tenants that have conversations: the tenants a tenant-scoped job runs for. */
+async function knownTenants(store: Store): Promise<string[]> {
+  const rows = await store.query<{ tenant_id: string }>(`SELECT DISTINCT tenant_id FROM {{db}}.conversations`);
+  return rows.map((r) => r.tenant_id).sort();
+}
+
+export interface SchedulerOptions {
   kv: Promise<KV>;
   jobs: readonly TenantJob[];
-  ctx: TenantJobContext;
+  ctx: Omit<TenantJobContext, 'signal'>;
   holder: string;
   metrics: StreamMetrics;
-}): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = (async () => {
-      const kv = await opts.kv;
-      for (const job of opts.jobs) {
-        // the lease outlives the tick a little so a slow peer's clock cannot run the job twice
-        if (!(await acquireLease(kv, job.name, opts.holder, Math.round(opts.ctx.intervalMs * 0.9)))) continue;
-        try {
-          await job.run(opts.ctx);
-          opts.metrics.leaseRuns.inc({ job: job.name, outcome: 'ok' });
-        } catch (err) {
-          opts.metrics.leaseRuns.inc({ job: job.name, outcome: 'error' });
-          opts.ctx.log.warn({ err, job: job.name }, 'tenant job failed');
-        }
-      }
-    })().catch((err) => opts.ctx.log.warn({ err }, 'tenant job tick failed'));
+  /** Delay of the first tick. Default 1 s (a version change is noticed soon after a restart). */
+  firstTickMs?: number;
+}
+
+export function startScheduler(opts: SchedulerOptions): { stop(): Promise<void>; tick(): Promise<void> } {
+  const stopping = new AbortController();
+  let running: Promise<void> | undefined;
+  // the lease outlives a renewal period comfortably; renewals keep a long run covered
+  const ttlMs = Math.max(3_000, Math.round(opts.ctx.intervalMs * 0.9));
+
+  const runOne = async (kv: KV, job: TenantJob, tenant?: string) => {
+    const key = tenant === undefined ? `job.${job.name}` : `job.${job.name}.${tenant}`;
+    const labels = { job: job.name };
+    try {
+      const out = await withLease(
+        kv,
+        key,
+        opts.holder,
+        ttlMs,
+        (signal) => job.run({ ...opts.ctx, signal: AbortSignal.any([signal, stopping.signal]) }, tenant),
+        (what, err) => opts.ctx.log.warn({ err, job: job.name, tenant, what }, 'job lease trouble'),
+      );
+      if (out.ran) opts.metrics.leaseRuns.inc({ ...labels, outcome: 'ok' });
+    } catch (err) {
+      opts.metrics.leaseRuns.inc({ ...labels, outcome: 'error' });
+      opts.ctx.log.warn({ err, job: job.name, tenant }, 'leased job failed');
+    }
   };
-  const timer = setInterval(tick, opts.ctx.intervalMs);
+
+  const tick = async () => {
+    const kv = await opts.kv;
+    let tenants: string[] | undefined;
+    for (const job of opts.jobs) {
+      if (stopping.signal.aborted) return;
+      if (job.scope === 'global') {
+        await runOne(kv, job);
+        continue;
+      }
+      tenants ??= await knownTenants(opts.ctx.store);
+      for (const t of tenants) {
+        if (stopping.signal.aborted) return;
+        await runOne(kv, job, t);
+      }
+    }
+  };
+
+  /** Starts a tick unless the previous one still runs (ticks never overlap). */
+  const fire = () => {
+    if (running || stopping.signal.aborted) return running;
+    running = tick()
+      .catch((err) => opts.ctx.log.warn({ err }, 'job tick failed'))
+      .finally(() => (running = undefined));
+    return running;
+  };
+  const first = setTimeout(fire, opts.firstTickMs ?? 1000);
+  const timer = setInterval(fire, opts.ctx.intervalMs);
+  first.unref();
   timer.unref();
   return {
+    tick: async () => {
+      await running;
+      await fire();
+    },
     async stop() {
+      clearTimeout(first);
       clearInterval(timer);
+      stopping.abort();
       await running;
     },
   };
