@@ -3,7 +3,7 @@ import { createRuntime, type Runtime, type RoleHandle } from '../core/runtime.js
 import type { Logger } from '../core/log.js';
 import { startIngest } from '../ingest/main.js';
 import { startQuery } from '../query/main.js';
-import { startStream } from '../stream/main.js';
+import { startStream, type StreamOptions } from '../stream/main.js';
 import { createHttpApp, listen } from '../core/http.js';
 
 export type RoleName = 'ingest' | 'stream' | 'query';
@@ -25,7 +25,7 @@ export interface System {
 
 export async function startSystem(
   config: Config,
-  opts: { roles?: RoleName[]; log?: Logger; ingestPort?: number; queryPort?: number; streamPort?: number } = {},
+  opts: { roles?: RoleName[]; log?: Logger; ingestPort?: number; queryPort?: number; streamPort?: number; stream?: StreamOptions } = {},
 ): Promise<System> {
   const wanted = opts.roles ?? ['ingest', 'stream', 'query'];
   const rt = await createRuntime(config, { log: opts.log });
@@ -35,7 +35,7 @@ export async function startSystem(
     const boot = await rt.keys.bootstrap(config.bootstrapKey);
     if (boot.kind === 'minted') mintedKey = boot.key;
     if (boot.kind === 'registered') rt.log.info('bootstrap key registered as the admin key of tenant "default"');
-    if (wanted.includes('stream')) roles.push(await startStream(rt));
+    if (wanted.includes('stream')) roles.push(await startStream(rt, opts.stream));
     if (wanted.includes('ingest')) roles.push(await startIngest(rt, { port: opts.ingestPort }));
     if (wanted.includes('query')) roles.push(await startQuery(rt, { port: opts.queryPort }));
     // the stream role alone has no HTTP role to serve its health and metrics: give it a small one

@@ -9,7 +9,8 @@ import { createSink, type InsertFn } from './sink.js';
 import { insertCompact } from './compact-insert.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
-import { defaultAnalyzers, type Analyzer } from './analyze/analyzers.js';
+import type { Store } from '../core/clickhouse.js';
+import type { WorkInput, WorkOutput } from './analyze/work.js';
 import { publishConversationJobs } from './analyze/publisher.js';
 import { defaultTenantJobs, startScheduler, type TenantJob } from './analyze/scheduler.js';
 
@@ -17,7 +18,10 @@ import { defaultTenantJobs, startScheduler, type TenantJob } from './analyze/sch
 export interface StreamOptions {
   /** Wraps the ClickHouse insert (fault injection: make inserts fail for a while). */
   wrapInsert?: (insert: InsertFn) => InsertFn;
-  analyzers?: Analyzer[];
+  /** Wraps the CPU part of an analysis batch (fault injection: make an analyzer fail). */
+  wrapWork?: (work: (input: WorkInput) => Promise<WorkOutput>) => (input: WorkInput) => Promise<WorkOutput>;
+  /** Wraps the store the analysis framework reads and writes (fault injection: fail a table). */
+  wrapAnalysisStore?: (store: Store) => Store;
   tenantJobs?: TenantJob[];
   /** Do not start the `store` consumer (backpressure tests start it later). */
   paused?: boolean;
@@ -53,6 +57,9 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     room: () => capacity - tasks,
   };
   const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
+  const analyzeTask = new URL('./tasks/analyze.js', import.meta.url).href;
+  // analysis batches share the pool with decoding; they are few (one per debounce window) and bounded
+  const poolWork = (input: WorkInput) => pool.run(input, { filename: analyzeTask }) as Promise<WorkOutput>;
 
   const baseInsert: InsertFn = (table, rows, settings) => insertCompact(rt.store, table, rows, settings);
   const sink = createSink({
@@ -88,8 +95,8 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     js: rt.bus.js,
     stream: CONSUMERS.analyze.stream,
     durable: CONSUMERS.analyze.durable,
-    store: rt.store,
-    analyzers: opts.analyzers ?? defaultAnalyzers,
+    store: opts.wrapAnalysisStore ? opts.wrapAnalysisStore(rt.store) : rt.store,
+    work: opts.wrapWork ? opts.wrapWork(poolWork) : poolWork,
     maxDeliver: cfg.maxDeliver,
     metrics,
     log,

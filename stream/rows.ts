@@ -1,17 +1,16 @@
 /**
  * Pure transform: the events of one IngestBatch become rows of `events`, `spans`, `messages` and
- * `tool_calls`, plus the set of conversations they touch. No I/O: it runs in Piscina workers.
+ * `tool_calls` (calls recorded by telemetry: hooks, logs, spans, tool_call events), plus the set of
+ * conversations they touch. No I/O: it runs in Piscina workers.
  */
 import type { ContentBlock, IngestEvent } from '../schemas/events.js';
 import { effectClass } from './effect-class.js';
+import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, resultText } from './analyses/snapshot.js';
 
 export const TABLES = ['events', 'spans', 'messages', 'tool_calls'] as const;
 export type TableName = (typeof TABLES)[number];
 export type TableRows = Partial<Record<TableName, Record<string, unknown>[]>>;
 
-/** spec/data-api.md: tool call input and tool result content are truncated strings. */
-export const MAX_INPUT_CHARS = 4096;
-export const MAX_RESULT_CHARS = 2048;
 
 export interface TransformOutput {
   rows: TableRows;
@@ -152,16 +151,6 @@ interface ContextToolResult {
   is_error: boolean;
 }
 
-/** Text of a tool result's content: strings as they are, arrays of text blocks joined. */
-export function resultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : toText(b)))
-      .join('\n');
-  }
-  return toText(content);
-}
 
 function messageRow(e: IngestEvent): Record<string, unknown> | undefined {
   const base = {
@@ -279,22 +268,8 @@ function toolCallRows(e: IngestEvent): Record<string, unknown>[] {
     row.error = e.span.status_code === 2 ? capText(e.span.status_message, MAX_RESULT_CHARS) : '';
     return [row];
   }
-  if (e.type !== 'message' || !e.message) return [];
-  const out: Record<string, unknown>[] = [];
-  for (const b of e.message.content_blocks ?? []) {
-    if (b.type === 'tool_use' && b.tool_use_id) {
-      const row = emptyCall(e, b.tool_use_id, b.tool_name ?? '');
-      const input = capText(toText(b.input), MAX_INPUT_CHARS);
-      row.input = input;
-      row.effect_class = b.tool_name ? effectClass(b.tool_name, '', input) : '';
-      row.message_id = e.message.message_id;
-      out.push(row);
-    } else if (b.type === 'tool_result' && b.tool_use_id) {
-      const row = emptyCall(e, b.tool_use_id, '');
-      row.success = b.is_error ? 0 : 1;
-      row.error = b.is_error ? capText(resultText(b.content), MAX_RESULT_CHARS) : '';
-      out.push(row);
-    }
-  }
-  return out;
+  // calls in message blocks are not rows here: a producer may reuse a call id within a conversation,
+  // so a call is the pairing of a tool_use with its result in message order, which only the
+  // conversation's analysis sees (stream/analyses/snapshot.ts → conversation_tool_calls)
+  return [];
 }

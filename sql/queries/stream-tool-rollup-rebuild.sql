@@ -1,5 +1,6 @@
 -- Rebuilds the tool-failure rollup of one tenant ({tenant:String}) or of every tenant (tenant = '')
--- from tool_calls: for data written straight into tool_calls (bulk loads, tests) or to repair.
+-- from tool_calls: for data written straight into tool_calls (bulk loads, tests) or to repair. The
+-- facts it writes have no failure category (categories come from the analysis of conversations).
 -- Statements run in order (split on ';'); versions v1 < v2 < v3 come from the caller. Existing
 -- fact and daily rows are tombstoned (v1) and replaced by the fold of tool_calls (v2, v3); same
 -- fold and columns as the 0060 migration's backfill and stream-tool-calls-fold.sql. The daily table
@@ -48,6 +49,17 @@ SELECT tenant_id, tool_name, day, environment, error, {v3:UInt64}, 0, argMax(err
 FROM {{db}}.tool_call_facts FINAL
 WHERE ({tenant:String} = '' OR tenant_id = {tenant:String}) AND failed = 1
 GROUP BY tenant_id, tool_name, day, environment, error;
+
+INSERT INTO {{db}}.tool_categories_daily (tenant_id, day, environment, tool_name, category_id, version, is_deleted, failures, last_seen, failed_conversations, example_error)
+SELECT tenant_id, day, environment, tool_name, category_id, {v1:UInt64}, 1, failures, last_seen, failed_conversations, example_error
+FROM {{db}}.tool_categories_daily FINAL
+WHERE {tenant:String} = '' OR tenant_id = {tenant:String};
+
+INSERT INTO {{db}}.tool_categories_daily (tenant_id, day, environment, tool_name, category_id, version, is_deleted, failures, last_seen, failed_conversations, example_error)
+SELECT tenant_id, day, environment, tool_name, category_id, {v3:UInt64}, 0, count(), max(ts), uniqExactState(conversation_id), argMax(error, ts)
+FROM {{db}}.tool_call_facts FINAL
+WHERE ({tenant:String} = '' OR tenant_id = {tenant:String}) AND failed = 1 AND category_id != ''
+GROUP BY tenant_id, day, environment, tool_name, category_id;
 
 OPTIMIZE TABLE {{db}}.tool_failures_daily FINAL;
 

@@ -11,6 +11,7 @@ SELECT
     effect_class,
     ts,
     error,
-    error_type
+    error_type,
+    category_id
 FROM {{db}}.tool_call_rollup_state FINAL
 WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}

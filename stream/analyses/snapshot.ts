@@ -63,8 +63,15 @@ export function resultText(content: unknown): string {
   return toText(content);
 }
 
-/** The shell command of a call's input, when the input names one. */
+/** The shell command of a call's input (an object, or its JSON text as stored), when it names one. */
 function commandOf(input: unknown): string {
+  if (typeof input === 'string' && input.startsWith('{')) {
+    try {
+      input = JSON.parse(input);
+    } catch {
+      return ''; // capped JSON text: no command recoverable
+    }
+  }
   if (input && typeof input === 'object' && !Array.isArray(input)) {
     const c = (input as Record<string, unknown>).command ?? (input as Record<string, unknown>).cmd;
     if (typeof c === 'string') return c;
@@ -88,6 +95,8 @@ export function buildSnapshot(input: SnapshotInput): ConversationSnapshot {
   /** Calls of each producer id still waiting for their result, in order. */
   const waiting = new Map<string, SnapshotToolCall[]>();
   const byId = new Map<string, SnapshotToolCall[]>();
+  /** Results with no earlier call of their id (their call may come later, or never). */
+  const orphans: Array<{ m: SnapshotMessage; id: string; content: unknown; isError: boolean }> = [];
   for (const m of messages) {
     for (const b of m.blocks) {
       if (b.type === 'tool_use' && b.tool_use_id) {
@@ -116,13 +125,41 @@ export function buildSnapshot(input: SnapshotInput): ConversationSnapshot {
         push(byId, b.tool_use_id, call);
       } else if (b.type === 'tool_result' && b.tool_use_id) {
         const call = waiting.get(b.tool_use_id)?.shift();
+        if (call) answer(call, m.index, b.content, !!b.is_error);
         // a second answer to an answered call is a duplicate: the first answer stands
-        if (!call) continue;
-        call.resultIndex = m.index;
-        call.success = !b.is_error;
-        call.resultText = cap(resultText(b.content), MAX_RESULT_CHARS);
+        else if (!byId.has(b.tool_use_id)) orphans.push({ m, id: b.tool_use_id, content: b.content, isError: !!b.is_error });
       }
     }
+  }
+  for (const o of orphans) {
+    // the call came after its result in conversation order (clock skew): pair with the first such call
+    const later = (byId.get(o.id) ?? []).find((c) => c.success === null && c.messageIndex! > o.m.index);
+    if (later) {
+      answer(later, o.m.index, o.content, o.isError);
+      continue;
+    }
+    // a result whose call was never recorded is still a call (of an unknown tool)
+    const n = (uses.get(o.id) ?? 0) + 1;
+    uses.set(o.id, n);
+    const call: SnapshotToolCall = {
+      key: n === 1 ? o.id : `${o.id}#${n}`,
+      toolUseId: o.id,
+      toolName: '',
+      input: '',
+      command: '',
+      messageIndex: null,
+      resultIndex: null,
+      position: o.m.index,
+      ts: o.m.ts,
+      success: null,
+      resultText: '',
+      errorType: '',
+      decision: '',
+      effectClass: effectClass(''),
+    };
+    answer(call, o.m.index, o.content, o.isError);
+    calls.push(call);
+    push(byId, o.id, call);
   }
   for (const t of input.calls ?? []) {
     const fromMessages = byId.get(t.callId);
@@ -164,6 +201,12 @@ export function buildSnapshot(input: SnapshotInput): ConversationSnapshot {
     messages,
     toolCalls: calls,
   };
+}
+
+function answer(call: SnapshotToolCall, index: number, content: unknown, isError: boolean): void {
+  call.resultIndex = index;
+  call.success = !isError;
+  call.resultText = cap(resultText(content), MAX_RESULT_CHARS);
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -1,28 +1,37 @@
 /**
- * The `analyze` consumer: runs the analyzer list for "conversation changed" jobs once their debounce
- * windows have closed, in batches. Jobs are pulled continuously into a bounded queue; one runner
- * waits for the earliest due time, takes every job due by then (up to `maxBatch`), and runs each
- * analyzer once for all the batch's conversations, of every tenant (one query and one insert, not
- * one per conversation). The batch's jobs are acked together after every analyzer succeeded, or
- * nakked together with backoff; a job is dead-lettered after `maxDeliver` deliveries.
+ * The `analyze` consumer: analyzes the conversations of "conversation changed" jobs once their
+ * debounce windows have closed, in batches. Jobs are pulled continuously into a bounded queue; one
+ * runner waits for the earliest due time, takes every job due by then (up to `maxBatch`), loads one
+ * snapshot of each distinct conversation (a few reads for the whole batch, of every tenant), runs
+ * every analyzer on them in the Piscina pool, and writes each analyzer's table (writer.ts).
+ * An analyzer that fails — in the worker or in its write — is recorded with its error in
+ * `analysis_state` and retried on its own schedule (a retry job with backoff) while the others'
+ * results stand; the batch's jobs are acked once the outcomes are recorded. Only a failure to load
+ * or to record outcomes naks the batch (backoff; dead-lettered after `maxDeliver` deliveries).
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
+import { loadWorkItems, type ConversationKey } from './loader.js';
+import { nextVersion } from './version.js';
+import { writeAnalysis } from './writer.js';
+import type { WorkInput, WorkOutput } from './work.js';
 import type { Logger } from '../../core/log.js';
 import { backoffDelay, sleep } from '../../core/retry.js';
 import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
 import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
-import { nextVersion, type Analyzer, type ConversationKey } from './analyzers.js';
-import type { ConversationJob } from './publisher.js';
+import { publishRetryJobs, type ConversationJob } from './publisher.js';
 
 export interface AnalyzeConsumerOptions {
   js: JetStreamClient;
   stream: string;
   durable: string;
   store: Store;
-  analyzers: readonly Analyzer[];
+  /** Runs the CPU part of a batch (the Piscina pool; work.ts). */
+  work(input: WorkInput): Promise<WorkOutput>;
   maxDeliver: number;
+  /** Time transient write errors are retried before the analyzer is retried later. Default 10 s. */
+  writeRetryMs?: number;
   /** Jobs analyzed together at most. Default 500. */
   maxBatch?: number;
   metrics: StreamMetrics;
@@ -103,13 +112,22 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     const conversations = [...keys.values()];
     metrics.analyzeBatch.observe({}, conversations.length);
     try {
-      for (const a of opts.analyzers) {
-        try {
-          await a.run({ store: opts.store, log, version: nextVersion() }, conversations);
-          metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'ok' });
-        } catch (err) {
-          metrics.analyzerRuns.inc({ analyzer: a.name, outcome: 'error' });
-          throw err;
+      const items = await loadWorkItems(opts.store, conversations);
+      const version = nextVersion();
+      const out = await opts.work({ version, items });
+      const failures = await writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver });
+      const failed = new Set(failures.map((f) => `${f.conversationId}\u0000${f.analyzer}`));
+      for (const item of out.items) {
+        for (const o of item.outcomes) metrics.analyzerRuns.inc({ analyzer: o.name, outcome: failed.has(`${item.conversationId}\u0000${o.name}`) ? 'error' : 'ok' });
+      }
+      if (failures.length) {
+        for (const f of failures) {
+          if (!f.retry) log.error({ analyzer: f.analyzer, tenant: f.tenantId, conversation: f.conversationId, attempts: f.attempts, error: f.error }, 'analyzer keeps failing: no more retries until its version changes');
+        }
+        const again = failures.filter((f) => f.retry);
+        if (again.length) {
+          await publishRetryJobs(opts.js, again, (n) => backoffDelay(n, 1000, 60_000));
+          log.warn({ analyzers: [...new Set(again.map((f) => f.analyzer))], conversations: new Set(again.map((f) => f.conversationId)).size }, 'analyzers failed: retries scheduled');
         }
       }
       for (const h of batch) h.m.ack();

@@ -41,3 +41,29 @@ export async function publishConversationJobs(js: JetStreamClient, keys: Iterabl
   }
   return unique.length;
 }
+
+/**
+ * Re-runs the analysis of conversations where an analyzer failed, after a backoff that grows with
+ * its failures in a row (`attempts`). Deduplicated per conversation and attempt, so the replicas and
+ * redeliveries of one batch publish one retry.
+ */
+export async function publishRetryJobs(
+  js: JetStreamClient,
+  retries: ReadonlyArray<{ tenantId: string; conversationId: string; attempts: number }>,
+  delayOf: (attempts: number) => number,
+  now = Date.now(),
+): Promise<number> {
+  const worst = new Map<string, { tenantId: string; conversationId: string; attempts: number }>();
+  for (const r of retries) {
+    const k = `${r.tenantId}\u0000${r.conversationId}`;
+    if ((worst.get(k)?.attempts ?? -1) < r.attempts) worst.set(k, r);
+  }
+  await Promise.all(
+    [...worst.values()].map((r) => {
+      const h = createHash('sha1').update(r.tenantId).update('\u0000').update(r.conversationId).digest('hex');
+      const job: ConversationJob = { v: 1, tenant_id: r.tenantId, conversation_id: r.conversationId, due_ms: now + delayOf(r.attempts) };
+      return js.publish(analyzeSubject(r.tenantId), JSON.stringify(job), { msgID: `retry:${h}:${r.attempts}` });
+    }),
+  );
+  return worst.size;
+}

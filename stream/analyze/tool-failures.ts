@@ -1,16 +1,18 @@
 /**
  * The tool-failure rollup (docs/data-api.md "GET /tool-failures"): keeps `tool_call_facts` (one
- * row per folded call, keyed by tenant, tool, outcome and UTC day), `tool_failures_daily` (one
- * row per tenant, day, environment, tool and effect class) and `tool_errors_daily` (one row per
- * tenant, tool, day, environment and error text of failed calls) in step with `tool_calls`, so the
- * tool-failure endpoints read ≤ days × tools rows instead of folding every call of the tenant.
+ * row per call, keyed by tenant, tool, outcome and UTC day), `tool_failures_daily` (one row per
+ * tenant, day, environment, tool and effect class), `tool_errors_daily` (one row per tenant, tool,
+ * day, environment and error text of failed calls) and `tool_categories_daily` (per failure
+ * category) in step with the calls of each analyzed conversation, so the tool-failure endpoints
+ * read ≤ days × tools rows instead of folding every call of the tenant.
  *
- * Runs as an analyzer on the batch of changed conversations (the debounced conversation jobs), so
- * every later, duplicated or out-of-order row of a call reaches it. Every write replaces rather
- * than increments (ReplacingMergeTree version, is_deleted), and the order of the writes makes a
- * crash at any point harmless:
- *   1. fold the calls of the batch's conversations (tool_calls, by primary key) and read what was
- *      last written for them (tool_call_rollup_state);
+ * It is the `tool-failure-rollup` analyzer of the analysis framework: the facts come from the
+ * conversation's calls as the snapshot pairs them (a tool_use answered in order by its result, so a
+ * reused call id is two calls), with their failure categories. Every write replaces rather than
+ * increments (ReplacingMergeTree version, is_deleted), and the order of the writes makes a crash at
+ * any point harmless:
+ *   1. compare the calls with what was last written for them (tool_call_rollup_state) — pure,
+ *      `planToolRollup`, run in the worker;
  *   2. write the changed calls' facts, and a tombstone at the old key of a call whose tool, outcome
  *      or day changed;
  *   3. recompute the daily rows of every (tenant, tool, day) a changed call was or is in, from the facts;
@@ -20,13 +22,12 @@
  */
 import { TupleParam } from '@clickhouse/client';
 import { namedQuery, splitStatements, type Store } from '../../core/clickhouse.js';
-import type { Analyzer, ConversationKey } from './analyzers.js';
 import { nextVersion } from './version.js';
 
 /** Conversations (or days) per statement: bounds the IN list and the memory of one query. */
 const ROLLUP_CHUNK = 1000;
 
-interface CallFact {
+export interface CallFact {
   tenant_id: string;
   conversation_id: string;
   call_id: string;
@@ -38,29 +39,14 @@ interface CallFact {
   ts: string;
   error: string;
   error_type: string;
+  category_id: string;
 }
 
-const FIELDS = ['tool_name', 'failed', 'day', 'environment', 'effect_class', 'ts', 'error', 'error_type'] as const;
+const FIELDS = ['tool_name', 'failed', 'day', 'environment', 'effect_class', 'ts', 'error', 'error_type', 'category_id'] as const;
 const callKey = (f: CallFact) => `${f.tenant_id}\u0000${f.conversation_id}\u0000${f.call_id}`;
 /** The fact table's key beyond the call: a change here moves the row. */
 const factKey = (f: CallFact) => `${f.tool_name}\u0000${Number(f.failed)}\u0000${f.day}`;
 const same = (a: CallFact, b: CallFact) => FIELDS.every((k) => String(a[k]) === String(b[k]));
-
-const factRow = (f: CallFact, version: number, isDeleted: 0 | 1) => ({
-  tenant_id: f.tenant_id,
-  tool_name: f.tool_name,
-  failed: Number(f.failed),
-  day: f.day,
-  conversation_id: f.conversation_id,
-  call_id: f.call_id,
-  version,
-  is_deleted: isDeleted,
-  environment: f.environment,
-  effect_class: f.effect_class,
-  ts: f.ts,
-  error: f.error,
-  error_type: f.error_type,
-});
 
 /** Pure: the writes that bring the stored state of some calls to their current fold. */
 export function planToolRollup(current: readonly CallFact[], previous: readonly CallFact[]) {
@@ -82,13 +68,12 @@ export function planToolRollup(current: readonly CallFact[], previous: readonly 
   return { changed, tombstones, groups: [...groups.values()] };
 }
 
-/** Recomputes the daily rows (tool_failures_daily, tool_errors_daily) of (tenant, day) pairs from tool_call_facts. */
 /**
  * Recomputes the daily rows of the (tenant, tool, UTC day) groups a changed call was or is in. Each
  * group is one primary-key range of `tool_call_facts` (sorted by tenant, tool, outcome, day), so the
  * cost follows one tool's calls of one day, not the tenant's month.
  */
-async function recomputeGroups(store: Store, groups: readonly [string, string, string][]) {
+export async function recomputeGroups(store: Store, groups: readonly [string, string, string][]) {
   for (let i = 0; i < groups.length; i += ROLLUP_CHUNK) {
     const chunk = groups.slice(i, i + ROLLUP_CHUNK);
     const params = {
@@ -102,36 +87,9 @@ async function recomputeGroups(store: Store, groups: readonly [string, string, s
     };
     await store.command(namedQuery('stream-tool-failures-daily'), params);
     await store.command(namedQuery('stream-tool-errors-daily'), params);
+    await store.command(namedQuery('stream-tool-categories-daily'), params);
   }
 }
-
-export const toolFailureRollup: Analyzer = {
-  name: 'tool-failure-rollup',
-  version: 1,
-  async run(ctx, conversations: readonly ConversationKey[]) {
-    for (let i = 0; i < conversations.length; i += ROLLUP_CHUNK) {
-      const keys = conversations.slice(i, i + ROLLUP_CHUNK).map((k) => new TupleParam([k.tenantId, k.conversationId]));
-      const [current, previous] = await Promise.all([
-        ctx.store.query<CallFact>(namedQuery('stream-tool-calls-fold'), { keys }),
-        ctx.store.query<CallFact>(namedQuery('stream-tool-rollup-state'), { keys }),
-      ]);
-      const plan = planToolRollup(current, previous);
-      if (plan.changed.length === 0) continue;
-      await ctx.store.insert('tool_call_facts', [
-        ...plan.tombstones.map((f) => factRow(f, ctx.version, 1)),
-        ...plan.changed.map((f) => factRow(f, ctx.version, 0)),
-      ]);
-      await recomputeGroups(ctx.store, plan.groups);
-      await ctx.store.insert(
-        'tool_call_rollup_state',
-        plan.changed.map((f) => {
-          const { is_deleted: _d, ...row } = factRow(f, ctx.version, 0);
-          return row;
-        }),
-      );
-    }
-  },
-};
 
 /**
  * Rebuilds the tool-failure rollup from `tool_calls` for one tenant, or for every tenant when

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { startSystem, type RoleName, type System } from '../../cli/system.js';
+import type { StreamOptions } from '../../stream/main.js';
 import { startNats, type TestNats } from './nats.js';
 import { tempDir } from './tmp.js';
 
@@ -26,7 +27,7 @@ export interface TestSystem {
  * start at most one data dir per suite file (restarts reuse it).
  */
 export async function startTestSystem(
-  opts: { env?: Record<string, string>; roles?: RoleName[]; nats?: TestNats; dataDir?: string; logStream?: NodeJS.WritableStream } = {},
+  opts: { env?: Record<string, string>; roles?: RoleName[]; nats?: TestNats; dataDir?: string; logStream?: NodeJS.WritableStream; stream?: StreamOptions } = {},
 ): Promise<TestSystem> {
   const nats = opts.nats ?? (await startNats());
   const dataDir = opts.dataDir ?? tempDir('th-data-');
@@ -44,7 +45,7 @@ export async function startTestSystem(
     ...opts.env,
   };
   const config = loadConfig(env);
-  const system = await startSystem(config, { roles: opts.roles, log: createLogger(config.logLevel, {}, opts.logStream ?? process.stderr) });
+  const system = await startSystem(config, { roles: opts.roles, stream: opts.stream, log: createLogger(config.logLevel, {}, opts.logStream ?? process.stderr) });
   const ts: TestSystem = {
     system,
     config,

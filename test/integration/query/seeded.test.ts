@@ -50,7 +50,7 @@ async function seedThroughIngest(keys: Map<string, string>) {
         'SELECT tenant_id, conversation_id, message_count, tool_call_count FROM {{db}}.conversations FINAL',
       );
       const calls = await store.query<{ n: string }>(
-        'SELECT count() AS n FROM (SELECT max(success) AS ok, max(tool_name) AS name FROM {{db}}.tool_calls GROUP BY tenant_id, conversation_id, call_id HAVING ok >= 0 AND name != \'\')',
+        "SELECT count() AS n FROM {{db}}.conversation_tool_calls FINAL WHERE success >= 0 AND tool_name != ''",
       );
       const complete = want.every((w) => conv.some((c) => c.tenant_id === w.tenant && c.conversation_id === w.id && Number(c.message_count) === w.n && Number(c.tool_call_count) === w.calls));
       return complete && Number(calls[0]?.n) === want.reduce((a, w) => a + w.calls, 0);

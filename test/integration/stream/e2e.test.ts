@@ -32,10 +32,11 @@ test('published batches become events, messages, tool calls and an exact convers
 
   const done = await eventually(async () => {
     const c = await counts(store);
-    return c.events === 16 && c.conversations === 2 && c.messages === 6 ? c : undefined;
+    return c.events === 16 && c.conversations === 2 && c.messages === 6 && c.analyzedCalls === 5 ? c : undefined;
   }, { timeoutMs: 20_000 });
   assert.ok(done, `rows did not arrive: ${JSON.stringify(await counts(store))}`);
-  assert.is(done!.toolCalls, 5);
+  // telemetry calls (three of sess-a, the span's tu2) are rows of tool_calls; tu1 lives in messages
+  assert.is(done!.toolCalls, 4);
 
   const a = await eventually(async () => {
     const r = await conversation(store, 'sess-a');
@@ -64,11 +65,16 @@ test('published batches become events, messages, tool calls and an exact convers
   );
   const byId = Object.fromEntries(calls.map((c) => [c.call_id, c]));
   assert.equal(byId['toolu_sess-a_1'], { call_id: 'toolu_sess-a_1', name: 'Bash', success: 0, decision: 'accept', effect: 'compute', error: 'exit code 1', input: '{"command":"npm test"}' });
-  assert.is(byId['tu1'].name, 'get_weather');
-  assert.is(byId['tu1'].success, 0);
-  assert.is(byId['tu1'].error, 'Error: service down');
-  assert.is(byId['tu1'].effect, 'read');
   assert.is(byId['tu2'].error, 'timeout');
+  // every call as the analysis pairs them: the tool_use block answered by its result, and the span
+  const paired = await store.query<any>(
+    `SELECT item_key, tool_name, success, effect_class, error, message_index, result_index FROM {{db}}.conversation_tool_calls FINAL
+     WHERE tenant_id = 'default' AND conversation_id = 'chat-1' ORDER BY item_key`,
+  );
+  assert.equal(
+    paired.map((c) => [c.item_key, c.tool_name, c.success, c.effect_class, c.error, c.message_index, c.result_index]),
+    [['tu1', 'get_weather', 0, 'read', 'Error: service down', 1, 2], ['tu2', 'get_weather', 0, 'read', 'timeout', -1, -1]],
+  );
 
   const msgs = await store.query<any>(
     `SELECT message_id, role, content, tool_calls, tool_results, model, row_number() OVER (ORDER BY ts, seq, message_id) - 1 AS idx

@@ -7,7 +7,10 @@ export async function counts(store: Store, tenant = 'default') {
     events: await q('SELECT count() AS n FROM {{db}}.events FINAL WHERE tenant_id = {t:String}'),
     eventsRaw: await q('SELECT count() AS n FROM {{db}}.events WHERE tenant_id = {t:String}'),
     messages: await q('SELECT count() AS n FROM {{db}}.messages FINAL WHERE tenant_id = {t:String}'),
+    /** Calls recorded by telemetry (hooks, logs, spans), folded by id. */
     toolCalls: await q('SELECT count() AS n FROM (SELECT call_id FROM {{db}}.tool_calls WHERE tenant_id = {t:String} GROUP BY conversation_id, call_id)'),
+    /** Every call as the analysis pairs them (message blocks and telemetry). */
+    analyzedCalls: await q('SELECT count() AS n FROM {{db}}.conversation_tool_calls FINAL WHERE tenant_id = {t:String}'),
     conversations: await q('SELECT count() AS n FROM {{db}}.conversations FINAL WHERE tenant_id = {t:String}'),
   };
 }

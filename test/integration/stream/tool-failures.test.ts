@@ -4,7 +4,8 @@
  * arriving days after its decision, a call changing outcome, a call whose start moves to an earlier
  * day and gains its tool name, several days, the environment filter, and /overview agreeing with
  * /tool-failures. Every answer is also compared with a fold over tool_calls under the window rule
- * (whole UTC days). A last test interrupts the analyzer between its writes and retries it.
+ * (whole UTC days). A last test makes the rollup's last write fail: the analyzer is retried on its
+ * own and the rollup converges with nothing counted twice.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,9 +14,6 @@ import { http } from '../../helpers/http.js';
 import { batchOf, messageEvent, publishBatch, toolDecisionEvent, toolResultEvent } from '../../helpers/events.js';
 import type { IngestEvent } from '../../../schemas/events.js';
 import type { Store } from '../../../core/clickhouse.js';
-import { toolFailureRollup } from '../../../stream/analyze/tool-failures.js';
-import { nextVersion } from '../../../stream/analyze/version.js';
-import { createLogger } from '../../../core/log.js';
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -35,8 +33,9 @@ const get = async (path: string) => {
 };
 
 /**
- * The reference: the fold of tool_calls (per call: min start, max of the rest) under the window
- * rule, computed here independently of the rollup.
+ * The reference, computed here independently of the rollup: calls recorded by telemetry (the fold of
+ * tool_calls per call: min start, max of the rest) plus calls in message blocks (a tool_use and the
+ * tool_result of its id; a result without a use is a call of an unknown tool), under the window rule.
  */
 async function foldReference(store: Store, tenant: string, daysBack: number, environment: string) {
   const since = new Date(D - daysBack * DAY).toISOString().slice(0, 10);
@@ -45,6 +44,21 @@ async function foldReference(store: Store, tenant: string, daysBack: number, env
      FROM {{db}}.tool_calls WHERE tenant_id = {t:String} GROUP BY conversation_id, call_id`,
     { t: tenant },
   );
+  const msgs = await store.query<{ conv: string; uses: string; results: string; day: string; env: string }>(
+    `SELECT conversation_id AS conv, tool_calls AS uses, tool_results AS results, toString(toDate(ts)) AS day, environment AS env
+     FROM {{db}}.messages FINAL WHERE tenant_id = {t:String} ORDER BY conversation_id, ts, seq, message_id`,
+    { t: tenant },
+  );
+  const blockCalls = new Map<string, { conv: string; tool: string; ok: number; day: string; env: string; err: string }>();
+  for (const m of msgs) for (const u of JSON.parse(m.uses)) blockCalls.set(`${m.conv}|${u.id}`, { conv: m.conv, tool: u.name, ok: -1, day: m.day, env: m.env, err: '' });
+  for (const m of msgs) {
+    for (const r of JSON.parse(m.results)) {
+      const c = blockCalls.get(`${m.conv}|${r.tool_use_id}`) ?? { conv: m.conv, tool: '', ok: -1, day: m.day, env: m.env, err: '' };
+      c.ok = r.is_error ? 0 : 1;
+      blockCalls.set(`${m.conv}|${r.tool_use_id}`, c);
+    }
+  }
+  calls.push(...blockCalls.values());
   const mine = calls.filter((c) => c.day >= since && (environment === 'all' || c.env === environment));
   const failed = mine.filter((c) => Number(c.ok) === 0);
   const tools = [...new Set(mine.map((c) => c.tool))].sort();
@@ -83,8 +97,18 @@ async function settleAndCompare(totals: Record<string, number>) {
   for (const [d, env] of COMBOS) assert.equal(await api(d, env), await foldReference(ts.system.rt.store, 'default', d, env), `${d} days, ${env}`);
 }
 
+/** Inserts into this table fail while set (a permanent error, as a refused insert would be). */
+let failTable: string | undefined;
+const failing = (store: Store): Store => ({
+  ...store,
+  insert: async (t, rows, s) => {
+    if (t === failTable) throw new Error(`injected failure of ${t}`);
+    return store.insert(t, rows, s);
+  },
+});
+
 test.before(async () => {
-  ts = await startTestSystem({ env: { ANALYZE_DEBOUNCE_MS: '50' } });
+  ts = await startTestSystem({ env: { ANALYZE_DEBOUNCE_MS: '50' }, stream: { wrapAnalysisStore: failing } });
   D = Math.floor(Date.now() / DAY) * DAY;
 });
 test.after(async () => {
@@ -145,47 +169,41 @@ test('later rows: the decision after its result, a result days later, a failure 
   assert.equal(write.errors.map((e: any) => [e.error, e.count, e.examples[0].timestamp]), [['denied', 1, new Date(D - DAY - H / 2).toISOString()]]);
 });
 
-test('interrupted between its writes, a retried analyzer run counts nothing twice', async () => {
+test('a rollup write that fails is recorded, retried on its own, and counts nothing twice', async () => {
   const store = ts.system.rt.store;
   const T = 'crash';
-  const row = (conv: string, id: string, atMs: number, extra: Record<string, unknown>) => ({
-    tenant_id: T, conversation_id: conv, call_id: id, ts: new Date(atMs).toISOString(), last_ts: new Date(atMs).toISOString(), tool_name: '', input: '', command: '',
-    effect_class: '', success: -1, error: '', error_type: '', duration_ms: 0, decision: '', decision_source: '', agent: 'a',
-    environment: 'production', user_id: 'u', message_id: '', mcp_server: '', ...extra,
-  });
-  // rows written straight into tool_calls (no jobs are published for this tenant): the test drives the analyzer
-  const keys = [{ tenantId: T, conversationId: 'k1' }, { tenantId: T, conversationId: 'k2' }];
-  const failing = (table: string): Store => ({
-    ...store,
-    insert: async (t, rows, s) => {
-      if (t === table) throw new Error(`injected failure before ${table}`);
-      return store.insert(t, rows, s);
-    },
-  });
+  const crash = (e: IngestEvent): IngestEvent => ({ ...e, tenant_id: T });
   const daily = async () =>
     (
       await store.query<any>(
         "SELECT toString(day) AS day, tool_name, calls, failures, uniqExactMerge(failed_conversations) AS convs FROM {{db}}.tool_failures_daily FINAL WHERE tenant_id = 'crash' GROUP BY day, tool_name, calls, failures ORDER BY day, tool_name",
       )
     ).map((x) => [x.day, x.tool_name, Number(x.calls), Number(x.failures), Number(x.convs)]);
-  const run = (s: Store, k = keys) => toolFailureRollup.run({ store: s, log: createLogger('silent'), version: nextVersion() }, k);
-  // own dedup tokens: on the embedded connection a setting stays set for the session, so a direct insert
-  // would otherwise carry the sink's last token and could be dropped as a duplicate of its block
-  const insert = (rows: object[], token: string) => store.insert('tool_calls', rows, { insert_deduplication_token: token });
-  await insert([row('k1', 'x', D - DAY + H, { tool_name: 'Bash', effect_class: 'compute' }), row('k2', 'y', D - 2 * DAY + H, { tool_name: 'Read' })], 'crash-1');
-  await insert([row('k1', 'x', D - DAY + 2 * H, { success: 0, error: 'e1' })], 'crash-2');
-  // first attempt dies after the facts and daily rows, before the state; the retry groups the conversations differently
-  assert.is(await run(failing('tool_call_rollup_state')).then(() => 'ran', (e: Error) => e.message), 'injected failure before tool_call_rollup_state');
-  await run(store, [keys[1]!]);
-  await run(store, [keys[0]!]);
-  await run(store);
+  const state = async (conv: string) =>
+    (await store.query<any>("SELECT outcome, attempts FROM {{db}}.analysis_state FINAL WHERE tenant_id = 'crash' AND conversation_id = {c:String} AND analyzer = 'tool-failure-rollup'", { c: conv }))[0];
+  // the state insert fails after the facts and daily rows are written
+  failTable = 'tool_call_rollup_state';
+  await publishBatch(ts.system.rt.bus.js, batchOf([crash(toolDecisionEvent('k1', 'x', 'Bash', off(D - DAY + H))), crash(toolResultEvent('k1', 'x', 'Bash', off(D - DAY + 2 * H), false, 'e1')), crash(toolDecisionEvent('k2', 'y', 'Read', off(D - 2 * DAY + H)))], 'logs', T));
+  const failed = await eventually(async () => ((await state('k1'))?.outcome === 'error' ? await state('k1') : undefined), { timeoutMs: 20_000 });
+  assert.ok(failed, 'the failed write is recorded as an error of the tool-failure rollup');
+  assert.ok(Number(failed.attempts) >= 1);
+  // the other analyzers' rows stand meanwhile: the conversation row and the paired calls are written
+  const calls = await store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.conversation_tool_calls FINAL WHERE tenant_id = 'crash'");
+  assert.is(Number(calls[0]!.n), 2);
+  failTable = undefined;
+  const ok = await eventually(async () => ((await state('k1'))?.outcome === 'ok' ? true : undefined), { timeoutMs: 20_000 });
+  assert.ok(ok, 'the retry succeeds once the table accepts writes');
   assert.equal(await daily(), [[day(2), 'Read', 1, 0, 0], [day(1), 'Bash', 1, 1, 1]]);
-  // the call changes outcome and day (an earlier decision row): one attempt dies before the state, then two runs
-  await insert([row('k1', 'x', D - 3 * DAY, { success: 1 })], 'crash-3');
-  assert.is(await run(failing('tool_call_rollup_state')).then(() => 'ran', (e: Error) => e.message), 'injected failure before tool_call_rollup_state');
-  await run(store);
-  await run(store);
-  assert.equal(await daily(), [[day(3), 'Bash', 1, 0, 0], [day(2), 'Read', 1, 0, 0]]);
+  // the call changes outcome and day (an earlier decision row) while the state write fails again, then recovers
+  failTable = 'tool_call_rollup_state';
+  await publishBatch(ts.system.rt.bus.js, batchOf([crash(toolResultEvent('k1', 'x', 'Bash', off(D - 3 * DAY), true))], 'logs', T), { msgId: 'crash-3' });
+  await eventually(async () => ((await state('k1'))?.outcome === 'error' ? true : undefined), { timeoutMs: 20_000 });
+  failTable = undefined;
+  const settled = await eventually(async () => {
+    const d = await daily();
+    return JSON.stringify(d) === JSON.stringify([[day(3), 'Bash', 1, 0, 0], [day(2), 'Read', 1, 0, 0]]) ? d : undefined;
+  }, { timeoutMs: 20_000 });
+  assert.ok(settled, `daily rows converge; now ${JSON.stringify(await daily())}`);
   const facts = await store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.tool_call_facts FINAL WHERE tenant_id = 'crash'");
   assert.is(Number(facts[0]!.n), 2);
 });

@@ -1,5 +1,7 @@
--- Exact rollups of a set of conversations (of any tenants), recomputed from the deduplicated source
--- tables in one pass; every read is a primary-key lookup on (tenant_id, conversation_id).
+-- Event and message aggregates of a set of conversations (of any tenants) for the conversation
+-- rollup, recomputed from the deduplicated source tables in one pass (tool counts come from the
+-- paired calls of the analysis), with the summary written last (kept when a summary run fails);
+-- every read is a primary-key lookup on (tenant_id, conversation_id).
 -- Params: keys Array(Tuple(String, String)) = (tenant, conversation) pairs. One row per
 -- conversation that has at least one event (a conversation without events has nothing to roll up).
 SELECT
@@ -17,9 +19,8 @@ SELECT
     e.cost_usd AS cost_usd,
     e.api_requests AS api_request_count,
     e.api_errors AS api_error_count,
-    t.calls AS tool_call_count,
-    t.failures AS tool_failure_count,
-    m.threads AS thread_count
+    m.threads AS thread_count,
+    s.summary AS summary
 FROM
 (
     SELECT
@@ -61,14 +62,8 @@ LEFT JOIN
 ) AS m ON m.tenant_id = e.tenant_id AND m.conversation_id = e.conversation_id
 LEFT JOIN
 (
-    SELECT tenant_id, conversation_id, count() AS calls, countIf(success = 0) AS failures
-    FROM
-    (
-        SELECT tenant_id, conversation_id, call_id, max(success) AS success
-        FROM {{db}}.tool_calls
-        WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
-        GROUP BY tenant_id, conversation_id, call_id
-    )
-    GROUP BY tenant_id, conversation_id
-) AS t ON t.tenant_id = e.tenant_id AND t.conversation_id = e.conversation_id
+    SELECT tenant_id, conversation_id, summary
+    FROM {{db}}.conversation_summaries FINAL
+    WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
+) AS s ON s.tenant_id = e.tenant_id AND s.conversation_id = e.conversation_id
 SETTINGS join_use_nulls = 0

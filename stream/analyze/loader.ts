@@ -1,0 +1,66 @@
+/**
+ * Loads ONE snapshot of every conversation of an analysis batch: its messages in order, the calls
+ * telemetry recorded, its event and message aggregates, what each analyzer last wrote, and the
+ * tool-failure rollup's last state — five primary-key reads for the whole batch (of any tenants),
+ * whatever the number of analyzers. Conversations are read in chunks to bound one query's memory.
+ */
+import { TupleParam } from '@clickhouse/client';
+import { namedQuery, type Store } from '../../core/clickhouse.js';
+import type { CallFact } from './tool-failures.js';
+import type { AggregateIn, CallRowIn, MessageRowIn, StateIn, WorkItem } from './work.js';
+
+export interface ConversationKey {
+  tenantId: string;
+  conversationId: string;
+}
+
+/** Conversations per read: bounds the IN list and the memory of one query. */
+export const LOAD_CHUNK = 500;
+
+type Keyed<T> = T & { tenant_id: string; conversation_id: string };
+const keyOf = (r: { tenant_id: string; conversation_id: string }) => `${r.tenant_id}\u0000${r.conversation_id}`;
+
+function group<T extends { tenant_id: string; conversation_id: string }>(rows: T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return out;
+}
+
+/** Work items of `keys` (one per key, in order), read in chunks of `LOAD_CHUNK`. */
+export async function loadWorkItems(store: Store, keys: readonly ConversationKey[]): Promise<WorkItem[]> {
+  const items: WorkItem[] = [];
+  for (let i = 0; i < keys.length; i += LOAD_CHUNK) {
+    const chunk = keys.slice(i, i + LOAD_CHUNK);
+    const params = { keys: chunk.map((k) => new TupleParam([k.tenantId, k.conversationId])) };
+    const [messages, calls, aggregates, states, toolState] = await Promise.all([
+      store.query<Keyed<MessageRowIn>>(namedQuery('stream-analysis-messages'), params),
+      store.query<Keyed<CallRowIn>>(namedQuery('stream-analysis-calls'), params),
+      store.query<Keyed<AggregateIn>>(namedQuery('stream-analysis-rollup'), params),
+      store.query<Keyed<StateIn>>(namedQuery('stream-analysis-state'), params),
+      store.query<CallFact>(namedQuery('stream-tool-rollup-state'), params),
+    ]);
+    const m = group(messages);
+    const c = group(calls);
+    const a = new Map(aggregates.map((r) => [keyOf(r), r]));
+    const s = group(states);
+    const t = group(toolState);
+    for (const k of chunk) {
+      const id = `${k.tenantId}\u0000${k.conversationId}`;
+      items.push({
+        tenantId: k.tenantId,
+        conversationId: k.conversationId,
+        messages: m.get(id) ?? [],
+        calls: c.get(id) ?? [],
+        aggregate: a.get(id),
+        state: s.get(id) ?? [],
+        toolState: t.get(id) ?? [],
+      });
+    }
+  }
+  return items;
+}

@@ -1,0 +1,324 @@
+/**
+ * The CPU part of analyzing a batch of changed conversations, run in the stream role's Piscina
+ * pool: rows as loaded from ClickHouse in, the rows every analyzer writes out (with tombstones for
+ * items a run no longer produces), plus the tool-failure rollup's plan and each analyzer's outcome.
+ * Pure: the framework (analyze-consumer.ts) owns every read and write.
+ */
+import { createHash } from 'node:crypto';
+import type { ContentBlock } from '../../schemas/events.js';
+import { analyzeSnapshot, type AnalysisEnv, type AnalyzerOutcome } from '../analyses/pipeline.js';
+import { buildSnapshot, type StoredCall, type StoredMessage } from '../analyses/snapshot.js';
+import type { ConversationAnalysis, ConversationSnapshot, Role } from '../analyses/types.js';
+import { FRAMEWORK_ANALYZERS } from './tables.js';
+import { planToolRollup, type CallFact } from './tool-failures.js';
+
+/** A `messages` row as the loader reads it. */
+export interface MessageRowIn {
+  message_id: string;
+  role: string;
+  content: string;
+  tool_calls: string;
+  tool_results: string;
+  ts_ms: string | number;
+  thread_id: string;
+}
+
+/** A telemetry call (`tool_calls` folded by id) as the loader reads it. */
+export interface CallRowIn {
+  call_id: string;
+  tool_name: string;
+  input: string;
+  command: string;
+  ts_ms: string | number;
+  success: string | number;
+  error: string;
+  error_type: string;
+  decision: string;
+}
+
+/** Events and messages aggregates of a conversation (stream-analysis-rollup.sql). */
+export interface AggregateIn {
+  events: string | number;
+  environment: string;
+  user_id: string;
+  agent: string;
+  message_count: string | number;
+  first_ts: string;
+  last_ts: string;
+  input_tokens: string | number;
+  output_tokens: string | number;
+  cost_usd: number;
+  api_request_count: string | number;
+  api_error_count: string | number;
+  thread_count: string | number;
+  summary: string;
+}
+
+export interface StateIn {
+  analyzer: string;
+  analyzer_version: number | string;
+  outcome: string;
+  attempts: number | string;
+  item_keys: string[];
+}
+
+export interface WorkItem {
+  tenantId: string;
+  conversationId: string;
+  messages: MessageRowIn[];
+  calls: CallRowIn[];
+  aggregate?: AggregateIn;
+  state: StateIn[];
+  toolState: CallFact[];
+}
+
+export interface WorkInput {
+  /** Version of every row of this run (monotonic, from the main thread). */
+  version: number;
+  items: WorkItem[];
+}
+
+export type TableRows = Record<string, Record<string, unknown>[]>;
+
+export interface ItemOutcome {
+  tenantId: string;
+  conversationId: string;
+  outcomes: AnalyzerOutcome[];
+  /** Item keys per analyzer after this run: the new ones where it ran, the previous ones where it
+   * failed (the next run tombstones those it no longer produces). */
+  keys: Record<string, string[]>;
+  /** Item keys per analyzer before this run (kept when a table write fails). */
+  previousKeys: Record<string, string[]>;
+  messageCount: number;
+  /** Failures in a row of each analyzer before this run. */
+  previousAttempts: Record<string, number>;
+}
+
+export interface WorkOutput {
+  /** Rows per table, grouped over the batch; each table is owned by one analyzer. */
+  tables: TableRows;
+  /** Tool-failure rollup: (tenant, tool, day) groups to recompute, and the new per-call state. */
+  toolGroups: [string, string, string][];
+  toolState: Record<string, unknown>[];
+  items: ItemOutcome[];
+}
+
+const parseArray = (text: string): Record<string, unknown>[] => {
+  try {
+    const v = JSON.parse(text || '[]');
+    return Array.isArray(v) ? v : [];
+  } catch {
+    return [];
+  }
+};
+
+/** A stored message back to the snapshot's shape: its text, then its tool blocks as stored. */
+export function storedMessage(r: MessageRowIn): StoredMessage {
+  const blocks: ContentBlock[] = [];
+  if (r.content) blocks.push({ type: 'text', text: r.content });
+  for (const c of parseArray(r.tool_calls)) blocks.push({ type: 'tool_use', tool_use_id: String(c.id ?? ''), tool_name: String(c.name ?? ''), input: c.input ?? '' });
+  for (const c of parseArray(r.tool_results)) blocks.push({ type: 'tool_result', tool_use_id: String(c.tool_use_id ?? ''), content: c.content ?? '', is_error: c.is_error === true });
+  return { messageId: r.message_id, role: r.role as Role, content: r.content, blocks, tsMs: Number(r.ts_ms), threadId: r.thread_id };
+}
+
+export function storedCall(r: CallRowIn): StoredCall {
+  return {
+    callId: r.call_id,
+    toolName: r.tool_name,
+    input: r.input,
+    command: r.command,
+    tsMs: Number(r.ts_ms),
+    success: Number(r.success),
+    error: r.error,
+    errorType: r.error_type,
+    decision: r.decision,
+  };
+}
+
+export function snapshotOf(item: WorkItem): ConversationSnapshot {
+  return buildSnapshot({
+    tenantId: item.tenantId,
+    conversationId: item.conversationId,
+    userId: item.aggregate?.user_id ?? '',
+    environment: item.aggregate?.environment || 'production',
+    messages: item.messages.map(storedMessage),
+    calls: item.calls.map(storedCall),
+  });
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const shortHash = (s: string) => createHash('sha1').update(s).digest('hex').slice(0, 12);
+
+/** Rows of each pure analyzer's table for one conversation, keyed by item. */
+function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version: number, versionOf: (name: string) => number) {
+  const base = { tenant_id: s.tenantId, conversation_id: s.conversationId, version, is_deleted: 0 };
+  const tsOf = (i: number | null) => iso(i !== null && s.messages[i] ? s.messages[i]!.ts : s.messages[s.messages.length - 1]?.ts ?? 0);
+  const byCall = new Map(s.toolCalls.map((c) => [c.key, c]));
+  const rows: Record<string, Array<Record<string, unknown> & { item_key: string }>> = {
+    'tool-calls': a.tool_calls.map((t) => {
+      const c = byCall.get(t.tool_use_id)!;
+      const failed = t.success === false || (t.success === null && c.decision === 'reject');
+      return {
+        ...base,
+        item_key: t.tool_use_id,
+        analyzer_version: versionOf('tool-calls'),
+        tool_use_id: c.toolUseId,
+        tool_name: t.tool_name,
+        message_index: t.message_index ?? -1,
+        result_index: c.resultIndex ?? -1,
+        ts: iso(c.ts),
+        success: t.success === null ? -1 : t.success ? 1 : 0,
+        effect_class: t.effect_class,
+        error: failed ? c.resultText : '',
+        error_type: c.errorType,
+        category_id: t.category?.id ?? '',
+        family: t.category?.family ?? '',
+        environment: s.environment,
+        user_id: s.userId,
+      };
+    }),
+    segments: a.segments.map((g, i) => ({ ...base, item_key: g.segment_id, analyzer_version: versionOf('segments'), segment_index: i, start_index: g.start_index, end_index: g.end_index })),
+    emotions: a.emotions.map((e) => ({
+      ...base,
+      item_key: `${e.message_index}:${e.signal}`,
+      analyzer_version: versionOf('emotions'),
+      message_index: e.message_index,
+      message_ts: tsOf(e.message_index),
+      family: e.family,
+      signal: e.signal,
+      score: e.score,
+      risk_score: e.risk_score,
+      trajectory: e.trajectory,
+      elicitor: e.elicitor,
+      cause: e.cause ? JSON.stringify(e.cause) : '',
+      quotes: e.quotes,
+      environment: s.environment,
+      user_id: s.userId,
+    })),
+    laziness: a.laziness.map((l) => ({
+      ...base,
+      item_key: `${l.message_index}:${l.pattern}`,
+      analyzer_version: versionOf('laziness'),
+      message_index: l.message_index,
+      message_ts: tsOf(l.message_index),
+      pattern: l.pattern,
+      confidence: l.confidence,
+      quote: l.quote,
+      truncated_data: l.truncated_data ? 1 : 0,
+      environment: s.environment,
+    })),
+    hallucinations: a.hallucinations.map((h) => ({
+      ...base,
+      item_key: `${h.message_index}:${h.claim_type}:${shortHash(h.claim)}`,
+      analyzer_version: versionOf('hallucinations'),
+      message_index: h.message_index,
+      message_ts: tsOf(h.message_index),
+      claim_type: h.claim_type,
+      claim: h.claim,
+      verdict: h.verdict,
+      evidence: JSON.stringify(h.evidence),
+      environment: s.environment,
+      user_id: s.userId,
+    })),
+  };
+  return rows;
+}
+
+/** The facts of the tool-failure rollup from the paired calls (one per call key). */
+function callFacts(s: ConversationSnapshot, a: ConversationAnalysis): CallFact[] {
+  const byKey = new Map(a.tool_calls.map((t) => [t.tool_use_id, t]));
+  return s.toolCalls.map((c) => {
+    const failed = c.success === false || (c.success === null && c.decision === 'reject');
+    return {
+      tenant_id: s.tenantId,
+      conversation_id: s.conversationId,
+      call_id: c.key,
+      tool_name: c.toolName,
+      failed: failed ? 1 : 0,
+      day: iso(c.ts).slice(0, 10),
+      environment: s.environment,
+      effect_class: c.effectClass,
+      ts: iso(c.ts),
+      error: failed ? c.resultText : '',
+      error_type: c.errorType,
+      category_id: byKey.get(c.key)?.category?.id ?? '',
+    };
+  });
+}
+
+function conversationRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, summaryOk: boolean, version: number) {
+  const g = item.aggregate!;
+  const failed = s.toolCalls.filter((c) => c.success === false || (c.success === null && c.decision === 'reject')).length;
+  return {
+    tenant_id: item.tenantId,
+    conversation_id: item.conversationId,
+    version,
+    environment: g.environment || 'production',
+    user_id: g.user_id,
+    agent: g.agent,
+    message_count: Number(g.message_count),
+    first_ts: g.first_ts,
+    last_ts: g.last_ts,
+    input_tokens: Number(g.input_tokens),
+    output_tokens: Number(g.output_tokens),
+    cost_usd: Number(g.cost_usd),
+    tool_call_count: s.toolCalls.length,
+    tool_failure_count: failed,
+    api_request_count: Number(g.api_request_count),
+    api_error_count: Number(g.api_error_count),
+    thread_count: Number(g.thread_count),
+    // a failed summary run keeps the summary written before
+    summary: summaryOk ? a.summary : g.summary,
+  };
+}
+
+/** Analyzes a batch: every conversation, every analyzer, one set of rows per table. */
+export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => AnalysisEnv = () => ({})): WorkOutput {
+  const { version } = input;
+  const versionOf = (name: string) => FRAMEWORK_ANALYZERS.find((a) => a.name === name)?.version ?? 0;
+  const tables: TableRows = {};
+  const push = (table: string, rows: Record<string, unknown>[]) => {
+    if (rows.length) (tables[table] ??= []).push(...rows);
+  };
+  const toolGroups = new Map<string, [string, string, string]>();
+  const toolState: Record<string, unknown>[] = [];
+  const items: ItemOutcome[] = [];
+  for (const item of input.items) {
+    const s = snapshotOf(item);
+    const { analysis, outcomes } = analyzeSnapshot(s, env(item.tenantId));
+    const ok = new Map(outcomes.map((o) => [o.name, o.ok]));
+    const previous = new Map(item.state.map((st) => [st.analyzer, st]));
+    const previousKeys: Record<string, string[]> = Object.fromEntries(item.state.map((st) => [st.analyzer, st.item_keys ?? []]));
+    const keys: Record<string, string[]> = { ...previousKeys };
+    const rows = analysisRows(s, analysis, version, versionOf);
+    for (const a of FRAMEWORK_ANALYZERS) {
+      const produced = rows[a.name];
+      if (!produced || !ok.get(a.name)) continue;
+      // items of the last run that this run no longer produces get a tombstone at their key
+      const now = new Set(produced.map((r) => r.item_key));
+      const gone = (previous.get(a.name)?.item_keys ?? []).filter((k) => !now.has(k));
+      push(a.table, [...produced, ...gone.map((k) => ({ tenant_id: s.tenantId, conversation_id: s.conversationId, item_key: k, version, is_deleted: 1 }))]);
+      keys[a.name] = [...now];
+    }
+    if (ok.get('summary')) {
+      push('conversation_summaries', [{ tenant_id: s.tenantId, conversation_id: s.conversationId, version, analyzer_version: versionOf('summary'), summary: analysis.summary, message_count: s.messages.length }]);
+    }
+    const all: AnalyzerOutcome[] = [...outcomes];
+    if (ok.get('tool-calls')) {
+      const plan = planToolRollup(callFacts(s, analysis), item.toolState);
+      push('tool_call_facts', [...plan.tombstones.map((f) => ({ ...f, version, is_deleted: 1 })), ...plan.changed.map((f) => ({ ...f, version, is_deleted: 0 }))]);
+      for (const g of plan.groups) toolGroups.set(g.join('\u0000'), g);
+      for (const f of plan.changed) toolState.push({ ...f, version });
+      all.push({ name: 'tool-failure-rollup', version: versionOf('tool-failure-rollup'), ok: true });
+    } else {
+      all.push({ name: 'tool-failure-rollup', version: versionOf('tool-failure-rollup'), ok: false, error: 'needs tool-calls, which failed' });
+    }
+    if (item.aggregate && Number(item.aggregate.events) > 0) {
+      push('conversations', [conversationRow(item, s, analysis, ok.get('summary') === true, version)]);
+    }
+    all.push({ name: 'conversation-rollup', version: versionOf('conversation-rollup'), ok: true });
+    const previousAttempts: Record<string, number> = Object.fromEntries(item.state.map((st) => [st.analyzer, Number(st.attempts) || 0]));
+    items.push({ tenantId: s.tenantId, conversationId: s.conversationId, outcomes: all, keys, previousKeys, messageCount: s.messages.length, previousAttempts });
+  }
+  return { tables, toolGroups: [...toolGroups.values()], toolState, items };
+}
