@@ -18,6 +18,8 @@ export const CONSUMERS = {
 export const KV_BUCKETS = {
   keys: { name: 'th_keys', history: 1 },
   leases: { name: 'th_leases', history: 1 },
+  /** Progress of leased jobs (analysis backfill per tenant). */
+  jobs: { name: 'th_jobs', history: 1 },
 } as const;
 
 /** Tenant ids are subject tokens and ClickHouse values: kept to a safe alphabet. */

@@ -12,6 +12,7 @@ import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
 import type { Store } from '../core/clickhouse.js';
 import type { WorkInput, WorkOutput } from './analyze/work.js';
 import { publishConversationJobs } from './analyze/publisher.js';
+import { analysisBackfill } from './analyze/backfill.js';
 import { defaultTenantJobs, startScheduler, type TenantJob } from './analyze/scheduler.js';
 
 /** Seams for tests and later issues; production passes nothing. */
@@ -103,7 +104,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   });
   const scheduler = startScheduler({
     kv: rt.bus.kv(KV_BUCKETS.leases.name),
-    jobs: opts.tenantJobs ?? defaultTenantJobs,
+    jobs: opts.tenantJobs ?? [...defaultTenantJobs, analysisBackfill({ kv: rt.bus.kv(KV_BUCKETS.jobs.name) })],
     ctx: { store: rt.store, js: rt.bus.js, jsm: rt.bus.jsm, log, intervalMs: cfg.jobIntervalMs, debounceMs: cfg.analyzeDebounceMs },
     holder: `${process.pid}-${randomUUID().slice(0, 8)}`,
     metrics,

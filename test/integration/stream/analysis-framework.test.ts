@@ -1,0 +1,111 @@
+/**
+ * The analysis framework through the real pipeline (POST /v1/ingest -> JetStream -> stream role ->
+ * load snapshot -> Piscina -> analyzer tables): every analyzer's outcome is recorded per
+ * conversation with its version; an analyzer whose table cannot be written fails alone, is retried
+ * on its own and gives up after STREAM_MAX_DELIVER failures in a row while the rest is written; a
+ * version change (conversations analyzed by an older version) is recomputed by the leased backfill
+ * job, which records its progress.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Store } from '../../../core/clickhouse.js';
+import { KV_BUCKETS } from '../../../schemas/subjects.js';
+import { backfillKey, type BackfillProgress } from '../../../stream/analyze/backfill.js';
+import { FRAMEWORK_ANALYZERS } from '../../../stream/analyze/tables.js';
+import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
+import { http } from '../../helpers/http.js';
+
+let ts: TestSystem;
+let failTable: string | undefined;
+const failing = (store: Store): Store => ({
+  ...store,
+  insert: async (t, rows, s) => {
+    if (t === failTable) throw new Error(`injected failure of ${t}`);
+    return store.insert(t, rows, s);
+  },
+});
+
+const conversation = (id: string, at: number) => [
+  { conversation_id: id, role: 'user', message: 'please cancel reservation ABC123', timestamp: new Date(at).toISOString() },
+  { conversation_id: id, role: 'assistant', content: [{ type: 'tool_use', tool_name: 'cancel_reservation', tool_use_id: `${id}-c1`, input: { id: 'ABC123' } }], timestamp: new Date(at + 1000).toISOString() },
+  { conversation_id: id, role: 'user', content: [{ type: 'tool_result', tool_use_id: `${id}-c1`, content: 'Error: reservation not found', is_error: true }], timestamp: new Date(at + 2000).toISOString() },
+];
+const post = async (events: unknown[]) => {
+  const r = await http(`${ts.ingestUrl}/v1/ingest`, { headers: { authorization: `Bearer ${ts.adminKey}` }, body: { events } });
+  assert.is(r.status, 200, r.text);
+};
+const states = (conv: string) =>
+  ts.system.rt.store.query<{ analyzer: string; analyzer_version: number; outcome: string; attempts: number; version: string }>(
+    "SELECT analyzer, analyzer_version, outcome, attempts, toString(version) AS version FROM {{db}}.analysis_state FINAL WHERE tenant_id = 'default' AND conversation_id = {c:String} ORDER BY analyzer",
+    { c: conv },
+  );
+const allOk = async (conv: string) => {
+  const s = await states(conv);
+  return s.length === FRAMEWORK_ANALYZERS.length && s.every((x) => x.outcome === 'ok') ? s : undefined;
+};
+
+test.before(async () => {
+  ts = await startTestSystem({ env: { ANALYZE_DEBOUNCE_MS: '100', JOB_INTERVAL_MS: '500', STREAM_MAX_DELIVER: '2' }, stream: { wrapAnalysisStore: failing } });
+});
+test.after(async () => {
+  await ts?.stop({ withNats: true });
+});
+
+test('every analyzer records its outcome and version for every analyzed conversation', async () => {
+  const now = Date.now() - 60_000;
+  await post([...conversation('fw-1', now), ...conversation('fw-2', now + 5000)]);
+  const s = await eventually(() => allOk('fw-1'), { timeoutMs: 20_000 });
+  assert.ok(s, `fw-1 analyzed: ${JSON.stringify(await states('fw-1'))}`);
+  assert.equal(s!.map((x) => [x.analyzer, Number(x.analyzer_version)]), FRAMEWORK_ANALYZERS.map((a) => [a.name, a.version]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+  assert.ok(await eventually(() => allOk('fw-2'), { timeoutMs: 20_000 }));
+});
+
+test('an analyzer whose table cannot be written fails alone, retries, and gives up after STREAM_MAX_DELIVER failures', async () => {
+  failTable = 'conversation_tool_calls';
+  await post(conversation('fw-bad', Date.now() - 30_000));
+  const gaveUp = await eventually(async () => {
+    const s = (await states('fw-bad')).find((x) => x.analyzer === 'tool-calls');
+    return s?.outcome === 'failed' ? s : undefined;
+  }, { timeoutMs: 30_000 });
+  assert.ok(gaveUp, `tool-calls gave up: ${JSON.stringify(await states('fw-bad'))}`);
+  assert.is(Number(gaveUp!.attempts), 2);
+  const s = await states('fw-bad');
+  // its dependent rollup failed with it; the conversation row was written
+  assert.is(s.find((x) => x.analyzer === 'tool-failure-rollup')!.outcome, 'failed');
+  assert.is(s.find((x) => x.analyzer === 'conversation-rollup')!.outcome, 'ok');
+  const conv = await ts.system.rt.store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.conversations FINAL WHERE tenant_id = 'default' AND conversation_id = 'fw-bad'");
+  assert.is(Number(conv[0]!.n), 1);
+  // no retry is left queued: the ANALYZE stream drains
+  const drained = await eventually(async () => ((await ts.system.rt.bus.jsm.streams.info('ANALYZE')).state.messages === 0 ? true : undefined), { timeoutMs: 10_000 });
+  assert.ok(drained);
+  failTable = undefined;
+});
+
+test('a version change is recomputed by the backfill job, with its progress recorded', async () => {
+  const store = ts.system.rt.store;
+  const before = (await states('fw-1')).find((x) => x.analyzer === 'tool-calls')!;
+  // fw-1 and fw-2 look analyzed by an older version of tool-calls (as after an upgrade)
+  await store.command(
+    `INSERT INTO {{db}}.analysis_state (tenant_id, conversation_id, analyzer, version, analyzer_version, outcome, error, attempts, item_keys, message_count)
+     SELECT tenant_id, conversation_id, analyzer, version + 1, 0, outcome, error, attempts, item_keys, message_count
+     FROM {{db}}.analysis_state FINAL WHERE tenant_id = 'default' AND conversation_id IN ('fw-1', 'fw-2') AND analyzer = 'tool-calls'`,
+  );
+  const kv = await ts.system.rt.bus.kv(KV_BUCKETS.jobs.name);
+  await kv.delete(backfillKey('default'));
+  const redone = await eventually(async () => {
+    const s = (await states('fw-1')).find((x) => x.analyzer === 'tool-calls');
+    return s && Number(s.analyzer_version) > 0 && BigInt(s.version) > BigInt(before.version) + 1n ? s : undefined;
+  }, { timeoutMs: 20_000 });
+  assert.ok(redone, 'fw-1 recomputed at the current version');
+  assert.ok(await eventually(async () => (await allOk('fw-2')) && Number((await states('fw-2')).find((x) => x.analyzer === 'tool-calls')!.analyzer_version) > 0));
+  const progress = await eventually(async () => {
+    const p = (await kv.get(backfillKey('default')))?.json<BackfillProgress>();
+    return p?.complete ? p : undefined;
+  }, { timeoutMs: 20_000 });
+  assert.ok(progress, 'the backfill reports completion');
+  // fw-bad's tool-calls failed at the current version: not requeued by the backfill
+  assert.ok(progress!.published >= 2);
+  assert.is(progress!.pending, 0);
+});
+
+test.run();
