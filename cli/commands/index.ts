@@ -6,6 +6,7 @@ import { keysCommand } from './keys.js';
 import { dlqCommand } from './dlq.js';
 import { importCommand } from './import.js';
 import { statusCommand } from './status.js';
+import { analyzeCommand } from './analyze.js';
 
 /** Every CLI command, in help order. */
-export const commands: Command[] = [startCommand, ...roleCommands, migrateCommand, configCommand, keysCommand, statusCommand, dlqCommand, importCommand];
+export const commands: Command[] = [startCommand, ...roleCommands, migrateCommand, configCommand, keysCommand, statusCommand, dlqCommand, importCommand, analyzeCommand];

@@ -1,0 +1,60 @@
+/**
+ * The offline analysis behind `tracehouse analyze` and `npm run eval`: direct-ingest events of one
+ * workspace in, one result per conversation out, through exactly the analyzers the stream role
+ * runs (pipeline.ts) on the snapshots the stream role would build (direct-input.ts). The whole input
+ * is one workspace, so its failed calls are categorized against one registry, primed with all of
+ * them first (the result then does not depend on the order of the conversations).
+ */
+import { snapshotsFromDirectEvents, type DirectInputProblem } from './direct-input.js';
+import { analyzeSnapshot, type AnalysisEnv } from './pipeline.js';
+import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
+
+export interface OfflineTotals {
+  conversations: number;
+  messages: number;
+  tool_calls: number;
+  failed_calls: number;
+  categories: number;
+  emotions: number;
+  laziness: number;
+  hallucinations_contradicted: number;
+  hallucinations_verified: number;
+  hallucinations_unverified: number;
+}
+
+export interface OfflineResult {
+  results: ConversationAnalysis[];
+  problems: DirectInputProblem[];
+  /** Analyzer failures (the conversation's other analyses stand). */
+  errors: Array<{ conversation_id: string; analyzer: string; error: string }>;
+  totals: OfflineTotals;
+}
+
+/** The workspace's analysis environment over every snapshot (the category registry, primed). */
+export type WorkspaceEnv = (snapshots: readonly ConversationSnapshot[]) => AnalysisEnv;
+
+export function analyzeDirectEvents(events: readonly unknown[], opts: { workspace?: WorkspaceEnv; nowMs?: number } = {}): OfflineResult {
+  const { snapshots, problems } = snapshotsFromDirectEvents(events, { nowMs: opts.nowMs });
+  const env = opts.workspace ? opts.workspace(snapshots) : {};
+  const results: ConversationAnalysis[] = [];
+  const errors: OfflineResult['errors'] = [];
+  for (const s of snapshots) {
+    const { analysis, outcomes } = analyzeSnapshot(s, env);
+    for (const o of outcomes) if (!o.ok) errors.push({ conversation_id: s.conversationId, analyzer: o.name, error: o.error ?? 'failed' });
+    results.push(analysis);
+  }
+  const categories = new Set(results.flatMap((r) => r.tool_calls.map((t) => t.category?.id).filter(Boolean)));
+  const totals: OfflineTotals = {
+    conversations: snapshots.length,
+    messages: snapshots.reduce((a, s) => a + s.messages.length, 0),
+    tool_calls: results.reduce((a, r) => a + r.tool_calls.length, 0),
+    failed_calls: snapshots.reduce((a, s) => a + s.toolCalls.filter((c) => c.success === false || (c.success === null && c.decision === 'reject')).length, 0),
+    categories: categories.size,
+    emotions: results.reduce((a, r) => a + r.emotions.length, 0),
+    laziness: results.reduce((a, r) => a + r.laziness.length, 0),
+    hallucinations_contradicted: results.reduce((a, r) => a + r.hallucination_stats.contradicted, 0),
+    hallucinations_verified: results.reduce((a, r) => a + r.hallucination_stats.verified, 0),
+    hallucinations_unverified: results.reduce((a, r) => a + r.hallucination_stats.unverified, 0),
+  };
+  return { results, problems, errors, totals };
+}
