@@ -1,0 +1,92 @@
+/**
+ * Word-level text utilities shared by the text analyses (segments, summary, laziness,
+ * hallucinations): tokenizing, stopwords, a light stemmer and content-word extraction. Pure and
+ * allocation-light, because they run on every message of every analyzed conversation.
+ */
+
+/** Function words and conversational filler that say nothing about a topic (English). */
+const STOPWORD_LIST = `a about above after again against all almost also although always am an and another any anyone anything
+are aren't around as at be because been before being below between both but by can can't cannot could couldn't
+did didn't do does doesn't doing don't done down during each either else enough etc even ever every
+few for from further get gets getting go goes going gone got had hadn't has hasn't have haven't having he her here
+hers herself him himself his how however i i'd i'll i'm i've if in into is isn't it it's its itself just
+kind let let's like made make makes many may maybe me might mine more most much must my myself need needs
+no nor not now of off often ok okay on once one only or other others our ours ourselves out over own
+please quite rather really right said same say says see seem seems shall she should shouldn't since so some
+something sometimes still such sure take than thank thanks that that's the their theirs them themselves then
+there there's these they they're thing things think this those though through thus to too try under until
+up upon us use used using very want wanted wants was wasn't way we we'd we'll we're we've well were weren't what
+what's when where whether which while who whom whose why will with within without won't would wouldn't yeah yes
+yet you you'd you'll you're you've your yours yourself yourselves hi hello hey dear great good nice sorry
+able via per lot lots bit already actually just also anyway instead`;
+
+export const STOPWORDS: ReadonlySet<string> = new Set(STOPWORD_LIST.split(/\s+/).filter(Boolean));
+
+/** Letters, digits, underscore; apostrophes inside words kept ("don't"). */
+const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)*/gu;
+
+/** Lower-cased word tokens of a text, in order. */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WORD)) out.push(m[0].toLowerCase().replace(/’/g, "'"));
+  return out;
+}
+
+/** Word tokens with their offsets in the original text. */
+export function wordSpans(text: string): Array<{ word: string; start: number; end: number }> {
+  const out: Array<{ word: string; start: number; end: number }> = [];
+  for (const m of text.matchAll(WORD)) out.push({ word: m[0].toLowerCase().replace(/’/g, "'"), start: m.index!, end: m.index! + m[0].length });
+  return out;
+}
+
+/**
+ * A light suffix stripper (a few English inflections), enough to match "cancelled" with
+ * "cancel", "bookings" with "booking" and "tests" with "test" without a dictionary.
+ */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.endsWith("'s")) w = w.slice(0, -2);
+  if (w.endsWith('ies') && w.length > 4) return w.slice(0, -3) + 'y';
+  if (w.endsWith('sses')) return w.slice(0, -2);
+  for (const suffix of ['ingly', 'edly', 'ing', 'ed']) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
+      w = w.slice(0, -suffix.length);
+      // "stopped" → "stopp" → "stop"; "cancelled" → "cancell" → "cancel" (British doubling
+      // after e); "installed" keeps its "ll"
+      if (/([b-df-hj-km-np-rtv-z])\1$/.test(w) || /ell$/.test(w)) w = w.slice(0, -1);
+      return w;
+    }
+  }
+  if (w.endsWith('es') && /(ch|sh|x|ss|zz)es$/.test(w)) return w.slice(0, -2);
+  if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) return w.slice(0, -1);
+  return w;
+}
+
+/** Words that carry topic: not a stopword, at least 3 characters or containing a digit. */
+export function isContentWord(w: string): boolean {
+  return !STOPWORDS.has(w) && (w.length >= 3 || /\d/.test(w)) && !/^\d{1,2}$/.test(w);
+}
+
+/** Stemmed content words of a text, in order (duplicates kept). */
+export function contentTerms(text: string, maxWords = Infinity): string[] {
+  const out: string[] = [];
+  let seen = 0;
+  for (const m of text.matchAll(WORD)) {
+    if (seen++ >= maxWords) break;
+    const w = m[0].toLowerCase().replace(/’/g, "'");
+    if (isContentWord(w)) out.push(stem(w));
+  }
+  return out;
+}
+
+/** Content terms plus bigrams of adjacent content terms ("book flight"), as a set. */
+export function termSet(text: string, maxWords = Infinity): Set<string> {
+  const terms = contentTerms(text, maxWords);
+  const set = new Set<string>(terms);
+  for (let i = 1; i < terms.length; i++) set.add(`${terms[i - 1]} ${terms[i]}`);
+  return set;
+}
+
+/** Collapses runs of whitespace to one space and trims. */
+export const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
