@@ -4,6 +4,7 @@
  * runs on files. Each analyzer runs on its own: one that throws is reported in `outcomes` with its
  * error and leaves its part of the result empty, the others still run.
  */
+import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
 import type { ConversationAnalysis, ConversationSnapshot, FailureCategory, ToolCallResult } from './types.js';
 
 /** What the tool-failure categories need from the workspace (its registry of templates). */
@@ -51,6 +52,13 @@ export const STEPS: readonly Step[] = [
     version: 1,
     run(s, out, env) {
       out.tool_calls = toolCallResults(s, env);
+    },
+  },
+  {
+    name: 'segments',
+    version: SEGMENTS_VERSION,
+    run(s, out) {
+      out.segments = segmentConversation(s);
     },
   },
 ];
