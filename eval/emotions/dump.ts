@@ -21,9 +21,12 @@ for (const name of names) {
       const last = before[before.length - 1];
       const failed = s.toolCalls.filter((c) => c.position > prevUser && c.position < m.index && c.success === false);
       process.stdout.write(`\n--- [${m.index}] prefix=${JSON.stringify(prefixOf(m.text))}\n`);
-      if (last) process.stdout.write(`  agent: ${clip(last.text.replace(/\s+/g, ' '), 300)}\n`);
+      if (last) process.stdout.write(`  agent: ${clip(last.text.replace(/\s+/g, ' '), 200)}\n`);
       for (const c of failed) process.stdout.write(`  failed ${c.toolName}: ${clip(c.resultText.replace(/\s+/g, ' '), 120)}\n`);
-      process.stdout.write(m.text.split('\n').map((l) => `  | ${l}`).join('\n') + '\n');
+      const lines = m.text.split('\n');
+      // long pastes: the head and the tail carry the user's own words; the middle is elided
+      const shown = lines.length > 16 ? [...lines.slice(0, 10), `… ${lines.length - 14} lines …`, ...lines.slice(-4)] : lines;
+      process.stdout.write(shown.map((l) => `  | ${clip(l, 400)}`).join('\n') + '\n');
       prevUser = m.index;
     }
   }
