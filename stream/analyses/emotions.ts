@@ -47,6 +47,7 @@ function readTurns(s: ConversationSnapshot, hallucinations: readonly Hallucinati
     const sentences = notSpeech ? [] : sentencesOf(masked);
     const hits = findCues(masked, sentences);
     const families = scoreFamilies(masked, sentences, hits, {
+      agentFailed: context.failed.length + context.declined.length > 0,
       repeated: context.repeatedFailures > 0,
     }).filter((f) => f.score >= REPORT_FLOOR);
     out.push({ index, text, masked, sentences, families, context });

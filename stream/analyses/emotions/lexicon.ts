@@ -48,7 +48,7 @@ const FRUSTRATION: Cue[] = [
   { id: 'told-you', family: F, signal: 'exasperation', kind: 'statement', weight: 0.55, re: /\b(as|like|what) i (already |just |have |had )?(told|asked|taught|showed|instructed|explained to) you\b|\bi (already |just )?told you\b|\b(i'?ve|i have|i) (already |just )?explicitly (requested|asked|said|told|instructed)\b|\bhow many times\b/gi },
   { id: 'you-keep', family: F, signal: 'exasperation', kind: 'statement', weight: 0.55, re: /\byou (keep|kept) (on |not )?\w+ing\b|\bwe keep having\b|\b(keeps?|kept) (failing|breaking|happening|forgetting|ignoring|adding|doing)\b/gi },
   { id: 'again-bang', family: F, signal: 'exasperation', kind: 'statement', weight: 0.6, re: /\bagain\s*[?!]*!|\bAGAIN\b/g },
-  { id: 'again-repeat', family: F, signal: 'exasperation', kind: 'statement', weight: 0.5, re: /\b(yet|once) again\b|\bagain and again\b|\bover and over\b|\bfor the (second|third|fourth|fifth|tenth|hundredth|umpteenth|nth|\d+(st|nd|rd|th)) time\b|\b(forg[eo]t\w*|ignor\w+|skipp\w+|broke|did it|did that|same mistake)( \w+){0,3} again\b/gi },
+  { id: 'again-repeat', family: F, signal: 'exasperation', kind: 'statement', weight: 0.5, re: /\b(yet|once) again\b|\bagain and again\b|\bover and over\b|\b(for )?the (second|third|fourth|fifth|tenth|hundredth|umpteenth|nth|\d+(st|nd|rd|th)) time\b|\b(forg[eo]t\w*|ignor\w+|skipp\w+|broke|did it|did that|same mistake)( \w+){0,3} again\b/gi },
   { id: 'recurring', family: F, signal: 'exasperation', kind: 'statement', weight: 0.4, re: /\b(recurring|repeated|constant|endless)( \w+)? (failures?|mistakes?|issues?|problems?|errors?)\b|\bevery (single )?time\b/gi },
   { id: 'always-never', family: F, signal: 'exasperation', kind: 'statement', weight: 0.5, re: /\b(what|how) you always\b|\byou always\b|\byou never\b/gi },
   { id: 'you-still', family: F, signal: 'annoyance', kind: 'statement', weight: 0.45, re: /(?<!\b(can|could|would|will|do|did|are|have|thank|see|meet)\s)\byou (still|again)\b/gi },
@@ -66,6 +66,7 @@ const FRUSTRATION: Cue[] = [
   { id: 'kidding', family: F, signal: 'hostility', kind: 'statement', weight: 0.6, re: /\b(are you|you'?re|you are) (kidding|joking|serious|crazy|insane|nuts|drunk|high|out of your mind)\b|\bwhat (are|were) you smoking\b/gi },
   { id: 'sarcastic-question', family: F, signal: 'hostility', kind: 'statement', weight: 0.6, re: /\bare you( \w+){1,4}\s*(\?+!+|!+\?+)/gi },
   { id: 'rhetorical', family: F, signal: 'annoyance', kind: 'statement', weight: 0.45, re: /\bhow (exactly |on earth )?is (this|that|it) (not |even |supposed |any )?\w+|\bwhat'?s with (all )?(the|these|this)\b|\bdo better\b|\bget it together\b|\bi can'?t believe (you|this|that)\b/gi },
+  { id: 'sucks', family: F, signal: 'annoyance', kind: 'evaluation', weight: 0.5, negatable: true, re: /\bsucks?\b|\bhow dare you\b/gi },
   { id: 'derogatory', family: F, signal: 'annoyance', kind: 'evaluation', weight: 0.45, negatable: true, re: /\b(garbage|rubbish|nonsense|useless|pointless|pathetic|ridiculous|absurd|terrible|awful|horrible|atrocious|sloppy|careless|incompetent|dumb|stupid|idiotic|moronic|bogus|slop|clueless|lame|embarrassing)\b/gi },
   { id: 'mess', family: F, signal: 'annoyance', kind: 'evaluation', weight: 0.35, re: /\b(this|it|that)('s| is) a (total |complete |big )?mess\b|\b(what|such) a mess\b|\bmessed (it |this |that |things |everything )?up\b/gi },
   { id: 'ignored', family: F, signal: 'annoyance', kind: 'statement', weight: 0.45, re: /\b(silently|completely|totally|simply) (ignored|ignoring|skipped|missed|dropped)\b/gi },
@@ -84,7 +85,7 @@ const FRUSTRATION: Cue[] = [
 const OTHER: Cue[] = [
   { id: 'confused', family: 'confusion', signal: 'confusion', kind: 'statement', weight: 0.45, negatable: true, re: /\bi('m| am)?( (so|really|very|a bit|getting|now|even|more|totally|completely))* (confused|lost|puzzled|baffled)\b|\bconfus(ing|ed|ion)\b|\bmakes no sense\b|\bwhat just happened\b|\bwhat do you mean\b/gi },
   { id: 'dont-understand', family: 'confusion', signal: 'confusion', kind: 'statement', weight: 0.45, re: /\bi (still )?(don'?t|do not|can'?t|cannot|didn'?t) (understand|get it|follow|see why|quite get)\b|\bwhat (does|do) (this|that|it|these) mean\b|\bhow come\b/gi },
-  { id: 'unsure', family: 'confusion', signal: 'uncertainty', kind: 'statement', weight: 0.35, re: /\b(i'?m|i am) (not (sure|certain)|unsure|uncertain)\b|\bnot sure (if|whether|about|what|how|which|why)\b|\bi (don'?t|do not) know( yet)?\b|\bdunno\b|\bno idea\b|\bi'?m wondering\b/gi },
+  { id: 'unsure', family: 'confusion', signal: 'uncertainty', kind: 'statement', weight: 0.35, re: /\b(i'?m|i am) (not (sure|certain)|unsure|uncertain)\b|\bnot sure (if|whether|about|what|how|which|why|i (follow|understand|get))\b|\bi (don'?t|do not) know( yet)?\b|\bdunno\b|\bno idea\b|\bi'?m wondering\b/gi },
   { id: 'overwhelm', family: 'confusion', signal: 'overwhelm', kind: 'statement', weight: 0.45, re: /\btoo (complex|complicated|much)\b|\boverwhelm\w*|\bout of my depth\b|\bover my head\b|\banalysis paralysis\b|\btoo many (options|things|steps)\b/gi },
   { id: 'are-you-sure', family: 'distrust', signal: 'skepticism', kind: 'statement', weight: 0.45, re: /\bare you (sure|certain)\b|\bdid you (actually|really|even)\b|\bis (that|this) (really )?(true|right|correct)\s*\?|\breally\s*\?|\bi doubt\b|\bi (don'?t|do not) (believe|buy)\b|\bwhere did you get (this|that)\b|\bdid you really\b/gi },
   { id: 'trust', family: 'distrust', signal: 'loss_of_trust', kind: 'statement', weight: 0.5, re: /\b(can'?t|cannot|don'?t|do not|no longer) trust\b|\bhallucinat\w*|\b(made|making) (that|it|this|stuff|things) up\b|\blying\b|\bsuspicio(us|n)\b|\bafraid to let you\b|\b(want|need) to (be )?approv\w* (all|every)\b/gi },
@@ -94,10 +95,16 @@ const OTHER: Cue[] = [
   { id: 'resigned', family: 'disappointment', signal: 'resignation', kind: 'statement', weight: 0.5, re: /\bnever ?mind\b|\bforget (it|about it)\b|\bi'?ll (just )?do it myself\b|\bi give up\b|^\s*whatever\b|\bdoesn'?t matter\b|\bno point\b/gim },
   { id: 'thanks', family: 'satisfaction', signal: 'gratitude', kind: 'statement', weight: 0.5, negatable: true, re: /\b(thanks|thank you|thx|thanx|tysm|much appreciated|appreciate (it|that|this|you|the))\b|\bcheers\b|🙏/gi },
   { id: 'relief', family: 'satisfaction', signal: 'relief', kind: 'statement', weight: 0.5, re: /\bphew\b|\bat last\b|\bthank god\b|\bthat (worked|did it|fixed it)\b|\b(it )?works now\b|\bfinally (works|working|fixed|green|passing)\b/gi },
-  { id: 'delight', family: 'satisfaction', signal: 'delight', kind: 'statement', weight: 0.45, negatable: true, re: /\b(great|perfect|awesome|excellent|amazing|brilliant|wonderful|fantastic|nice|lgtm|cool|sweet|beautiful|superb|impressive)\b|\blove (it|this|that|what)\b|\b(well|nicely) done\b|\bgood (job|work)\b|\blooks good\b|\bspot on\b|\bwe'?re cooking\b|🎉|👍|😀|😄|❤️/gi },
+  { id: 'delight', family: 'satisfaction', signal: 'delight', kind: 'statement', weight: 0.45, negatable: true, re: /\b(great|perfect|awesome|excellent|amazing|brilliant|wonderful|fantastic|nice|lgtm|cool|sweet|beautiful|superb|impressive|hilarious|glad|happy(?! path)|love|loving|congrat\w*|proud of you)\b|\b(lol|haha+|lmao|rofl)\b|\b(well|nicely) done\b|\bgood (job|work)\b|\blooks good\b|\bspot on\b|\bwe'?re cooking\b|🎉|👍|😀|😄|❤️/gi },
 ];
 
 export const CUES: readonly Cue[] = [...FRUSTRATION, ...OTHER];
+
+/**
+ * Praise for something the agent just did, right after a call failed or was declined: sarcasm
+ * ("Great, you deleted the fixtures. Brilliant.").
+ */
+export const SARCASTIC_PRAISE = /^\W*(great|brilliant|wonderful|perfect|fantastic|awesome|nice|lovely|excellent|well done|good job)\W+(now |so )?you('ve| have)? (just |now |also |even )?\w+ed\b/i;
 
 /** Words before a cue that negate it ("not frustrating", "no thanks", "never been better"). */
 export const NEGATOR = /\b(not|no|never|n'?t|without|hardly|nothing|nobody|neither|nor|isn'?t|wasn'?t|aren'?t|don'?t|doesn'?t|didn'?t|won'?t|wouldn'?t)\s+((so|too|very|that|really|at all|even|a|the|bit)\s+){0,2}$/i;

@@ -59,35 +59,40 @@ const PATH = /(^|\s)(~|\.{1,2})?\/?[\w.@-]+\/[\w./@-]+/g;
 /** A shell prompt, possibly in the middle of a line after the user's words. */
 const PROMPT = /(\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(\s+[^\s%$#>]+)?\s*[%$#]\s|(^|\n)\s*[$%#]\s+\S/;
 
-/** Lines that are output, logs or traces rather than prose. */
+/** Lines that are output, logs or traces whatever their wording. */
 const LOG_LINE: RegExp[] = [
   /^\s*⎿/,
   /^\s*at\s+\S+.*\(?[\w./\\-]+:\d+(:\d+)?\)?\s*$/,
   /^\s*File\s+"[^"]+",\s+line\s+\d+/,
   /^\s*Traceback \(most recent call last\)/,
   /^\s*\[?(INFO|WARN|WARNING|ERROR|ERR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[:\s\]]/,
+  /^\s*[\w.-]+ (ERR!?|ERROR|WARN(ING)?|INFO|DEBUG)\b/,
   /^\s*\d{4}-\d{2}-\d{2}[T\s]\d{2}:\d{2}/,
-  /^\s*\d{2}:\d{2}(:\d{2})?\s/,
-  /^\s*(error|fatal|warning|panic|exception|caused by|npm err!|npm warn|hint|remote|note|usage)(\[\w+\])?:/i,
-  /^\s*[\w.]*(Error|Exception|Warning)(:|\s*$)/,
-  /^\s*(FAILED|PASSED|ERROR|SKIPPED|XFAIL|OK)\b.*(::|\[|\d)/,
+  /^\s*(FAILED|PASSED|ERROR|SKIPPED|XFAIL)\b.*(::|\[|\d)/,
   /^\s*[=_*~-]{5,}/,
   /^\s*[-+]{3}\s|^\s*@@\s/,
   /^\s*[|│]\s*\d*\s*[|│]/,
   /^\s*\d+\s*\|/,
   /^\s*\^+\s*$/,
-  /^\s*[✓✔✗✘×•◦▸→»]\s/,
+  /^\s*[✓✔✗✘×]\s/,
   /^\s*(d|-|l)[rwx-]{9}[@+]?\s/,
   /^\s*total\s+\d+\s*$/,
   /^\s*\+\s+[\w.-]+==[\w.]+/,
   /^\s*\d+\s+(passed|failed|errors?|skipped)\b/,
   /^\s*[\w-]+(\.[\w-]+)+\.{3,}/,
+  /^\s*(zsh|bash|sh|fish):\s/,
+  /^\s*[│╭╰├└┌┐┘┤╮╯─]+/,
+];
+
+/** Lines that look like output unless they read as the user's own prose. */
+const LOG_LIKE: RegExp[] = [
+  /^\s*\d{2}:\d{2}(:\d{2})?\s/,
+  /^\s*(error|fatal|warning|panic|exception|caused by|hint|remote|usage)(\[\w+\])?:/i,
+  /^\s*[\w.]*(Error|Exception|Warning)(:|\s*$)/,
   /^\s*\w[\w.-]*\s*[:=]\s*\S+\s*$/,
   /^\s*[{}[\]],?\s*$/,
   /^\s*"[\w-]+"\s*:/,
-  /^\s*(zsh|bash|sh|fish):\s/,
   /^\s{4,}\S/,
-  /^\s*[│╭╰├└┌┐┘┤╮╯─]+/,
 ];
 
 /** A line of the user's own prose: enough words, mostly letters. */
@@ -98,31 +103,38 @@ function isProse(line: string): boolean {
   return letters / Math.max(1, line.replace(/\s/g, '').length) > 0.75;
 }
 
-const isLogLine = (line: string): boolean => LOG_LINE.some((re) => re.test(line));
+const isLogLine = (line: string): boolean => LOG_LINE.some((re) => re.test(line)) || (LOG_LIKE.some((re) => re.test(line)) && !isProse(line));
 
 /**
  * Blanks pasted terminal sessions and log blocks line by line: a shell prompt starts a paste that
  * runs until a blank line or a line of prose; log-looking lines are blanked on their own.
  */
 function maskLines(chars: string[], text: string): void {
+  const lines = text.split('\n');
+  const masked = lines.map(() => false);
   let offset = 0;
   let inPaste = false;
-  for (const line of text.split('\n')) {
+  lines.forEach((line, i) => {
     const end = offset + line.length;
     const prompt = PROMPT.exec(line);
     if (prompt) {
       // the user's words before the prompt stay; the prompt and what follows are the paste
       blank(chars, offset + prompt.index, end);
       inPaste = true;
-    } else if (inPaste && line.trim() !== '' && !isProse(line)) {
+      masked[i] = prompt.index === 0;
+    } else if ((inPaste && line.trim() !== '' && !isProse(line)) || isLogLine(line)) {
       blank(chars, offset, end);
-    } else {
-      inPaste = false;
-      if (isLogLine(line) && !(isProse(line) && !/^\s*(⎿|at\s|File\s")/.test(line))) blank(chars, offset, end);
-    }
+      masked[i] = true;
+    } else inPaste = false;
     if (line.trim() === '') inPaste = false;
     offset = end + 1;
-  }
+  });
+  // a line between two output lines is output too, however prose-like it reads
+  offset = 0;
+  lines.forEach((line, i) => {
+    if (!masked[i] && line.trim() !== '' && masked[i - 1] && masked[i + 1]) blank(chars, offset, offset + line.length);
+    offset += line.length + 1;
+  });
 }
 
 /** Lines quoted with ">" (e-mail and markdown style) are someone else's words. */

@@ -9,7 +9,7 @@
  */
 import type { EmotionFamily } from '../types.js';
 import { marksOf, type CueHit, type SentenceMarks, type Span } from './cues.js';
-import { ADDRESSES_AGENT, SELF_AIMED } from './lexicon.js';
+import { ADDRESSES_AGENT, SARCASTIC_PRAISE, SELF_AIMED } from './lexicon.js';
 
 /** Evidence for one family: a weight, the signal it points to, the span to quote. */
 export interface Evidence {
@@ -29,6 +29,8 @@ export interface FamilyScore {
 }
 
 export interface ContextBoost {
+  /** A call failed or was declined since the previous turn (praise then reads as sarcasm). */
+  agentFailed: boolean;
   /** The agent repeated an identical failing call since the previous turn. */
   repeated: boolean;
 }
@@ -83,13 +85,16 @@ function combine(weights: readonly number[]): number {
  */
 export function scoreFamilies(masked: string, sentences: readonly Span[], hits: readonly CueHit[], boost: ContextBoost): FamilyScore[] {
   const evidence: Evidence[] = [];
-  let sarcasm = false;
+  // praise of what the agent just did, after it failed: the whole turn is sarcastic
+  const ironic = boost.agentFailed && sentences.some((s) => SARCASTIC_PRAISE.test(masked.slice(s.start, s.end)));
+  let sarcasm = ironic;
   let caps = 0;
   sentences.forEach((s, i) => {
     const text = masked.slice(s.start, s.end);
     const marks = marksOf(text);
     const here = hits.filter((h) => h.sentence === i);
-    const frustrationHere = here.some((h) => h.cue.family === 'frustration' && h.cue.kind !== 'correction') || marks.interrobang;
+    const frustrationHere = ironic || here.some((h) => h.cue.family === 'frustration' && h.cue.kind !== 'correction') || marks.interrobang;
+    if (ironic && SARCASTIC_PRAISE.test(text)) evidence.push({ family: 'frustration', signal: 'hostility', weight: 0.5, start: s.start, end: s.end, correction: false });
     // capitals of emphasis strengthen a complaint in the same sentence, not a distant one
     if (frustrationHere || marks.multiBang) caps += marks.capsWords;
     for (const h of here) {
