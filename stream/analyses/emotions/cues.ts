@@ -38,7 +38,14 @@ export interface SentenceMarks {
  * clients wrap long lines: a break after a long line that does not end a sentence continues it.
  */
 export function unwrap(masked: string): string {
-  return masked.replace(/([^\n]{60,})\n(?=[^\n])/g, (all, line: string) => (/[.!?:;]\s*$/.test(line) || line.trim() === '' ? all : line + ' '));
+  const lines = masked.split('\n');
+  let out = lines[0]!;
+  for (let i = 1; i < lines.length; i++) {
+    const prev = lines[i - 1]!;
+    const soft = prev.length >= 60 && lines[i] !== '' && prev.trim() !== '' && !/[.!?:;]\s*$/.test(prev);
+    out += (soft ? ' ' : '\n') + lines[i];
+  }
+  return out;
 }
 
 /**
@@ -80,23 +87,34 @@ function intensifiedAt(masked: string, start: number, end: number): boolean {
   return INTENSIFIER.test(around);
 }
 
+function hitAt(masked: string, sentences: readonly Span[], cue: Cue, start: number, end: number, sentence: number): CueHit | undefined {
+  if (cue.negatable && negated(masked, sentences[sentence]!, start)) return undefined;
+  return { cue, start, end, sentence, intensified: intensifiedAt(masked, start, end) };
+}
+
 export function findCues(masked: string, sentences: readonly Span[]): CueHit[] {
   const hits: CueHit[] = [];
   if (sentences.length === 0) return hits;
   for (const cue of CUES) {
+    if (cue.atStart) {
+      // anchored cues are tried once per sentence, not at every position of the turn
+      sentences.forEach((s, i) => {
+        const m = cue.re.exec(masked.slice(s.start, s.end));
+        if (!m) return;
+        const lead = m[0].length - m[0].replace(/^[^A-Za-z]+/, '').length;
+        const hit = hitAt(masked, sentences, cue, s.start + lead, s.start + m[0].length, i);
+        if (hit) hits.push(hit);
+      });
+      continue;
+    }
     cue.re.lastIndex = 0;
     for (let m = cue.re.exec(masked); m; m = cue.re.exec(masked)) {
       if (m[0].length === 0) {
         cue.re.lastIndex++;
         continue;
       }
-      // a leading separator in the match (start-of-sentence cues) is not part of the cue
-      const lead = m[0].length - m[0].trimStart().replace(/^[\n.!?]+\s*/, '').length;
-      const start = m.index + lead;
-      const end = m.index + m[0].length;
-      const sentence = sentenceAt(sentences, start);
-      if (cue.negatable && negated(masked, sentences[sentence]!, start)) continue;
-      hits.push({ cue, start, end, sentence, intensified: intensifiedAt(masked, start, end) });
+      const hit = hitAt(masked, sentences, cue, m.index, m.index + m[0].length, sentenceAt(sentences, m.index));
+      if (hit) hits.push(hit);
     }
   }
   return hits;
@@ -106,24 +124,28 @@ export function findCues(masked: string, sentences: readonly Span[]): CueHit[] {
 export function marksOf(text: string): SentenceMarks {
   let shout = false;
   let capsWords = 0;
-  const re = /\b[A-Z][A-Z']+\b/g;
-  const firstWord = /^[^A-Za-z]*([A-Za-z']+)/.exec(text)?.[1];
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const w = m[0];
-    if (ACRONYMS.has(w)) continue;
-    // "NO!" or a sentence opening "STOP …" shouts; "so NO on #3" answers a list
-    const after = text.slice(m.index + w.length, m.index + w.length + 2);
-    if (SHOUT_WORDS.has(w) && (w === firstWord || /^\s*[!?.,]/.test(after))) shout = true;
-    else if (w.length >= 3) capsWords++;
+  // most sentences have no two capitals in a row: skip the word scan for them
+  if (/[A-Z]{2}/.test(text)) {
+    const re = /\b[A-Z][A-Z']+\b/g;
+    const firstWord = /^[^A-Za-z]*([A-Za-z']+)/.exec(text)?.[1];
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const w = m[0];
+      if (ACRONYMS.has(w)) continue;
+      // "NO!" or a sentence opening "STOP …" shouts; "so NO on #3" answers a list
+      const after = text.slice(m.index + w.length, m.index + w.length + 2);
+      if (SHOUT_WORDS.has(w) && (w === firstWord || /^\s*[!?.,]/.test(after))) shout = true;
+      else if (w.length >= 3) capsWords++;
+    }
+    // a line written entirely in capitals is shouting, whatever the words
+    const letters = text.replace(/[^A-Za-z]/g, '');
+    const words = text.match(/[A-Za-z]{2,}/g) ?? [];
+    if (words.length >= 2 && letters.length >= 8 && letters === letters.toUpperCase()) shout = true;
   }
-  // a line written entirely in capitals is shouting, whatever the words
-  const letters = text.replace(/[^A-Za-z]/g, '');
-  const words = text.match(/[A-Za-z]{2,}/g) ?? [];
-  if (words.length >= 2 && letters.length >= 8 && letters === letters.toUpperCase()) shout = true;
+  const bang = text.includes('!');
   return {
-    interrobang: /\?+\s*!|!+\s*\?/.test(text),
-    multiBang: /!\s*!/.test(text),
-    bang: text.includes('!'),
+    interrobang: (bang && text.includes('?')) ? /\?+\s*!|!+\s*\?/.test(text) : false,
+    multiBang: bang && /!\s*!/.test(text),
+    bang,
     shout,
     capsWords,
   };

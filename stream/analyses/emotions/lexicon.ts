@@ -28,6 +28,8 @@ export interface Cue {
   re: RegExp;
   /** A negator just before the match ("not frustrating", "no thanks") cancels the cue. */
   negatable?: boolean;
+  /** Matched only at the start of a sentence (`re` is anchored there, without the g flag). */
+  atStart?: boolean;
 }
 
 const F = 'frustration' as const;
@@ -43,7 +45,8 @@ const FRUSTRATION: Cue[] = [
   { id: 'ass', family: F, signal: 'hostility', kind: 'profanity', weight: 0.6, re: /\bmy ass\b|\bdumbass\b|\basshole\b|\bpain in the ass\b/gi },
   { id: 'sake', family: F, signal: 'anger', kind: 'profanity', weight: 0.7, re: /\bfor (god|freak|fuck|christ|heaven|pete)'?s'? sake\b|\bfor crying out loud\b|\bffs\b/gi },
   { id: 'the-hell', family: F, signal: 'anger', kind: 'profanity', weight: 0.75, re: /\b(why|what|how|where|who) the (hell|heck|f|fuck)\b|\bthe (hell|heck) (are|is|did|do|were) you\b/gi },
-  { id: 'sigh', family: F, signal: 'exasperation', kind: 'statement', weight: 0.55, re: /\bu+g+h+\b|\ba+r+g+h+\b|\*sigh\*|^\s*sigh\b|\bje+e*z+\b|\bgee+z\b|\bsheesh\b|🤦|😤|😡|🤬|🙄/gim },
+  { id: 'sigh', family: F, signal: 'exasperation', kind: 'statement', weight: 0.55, re: /\bu+g+h+\b|\ba+r+g+h+\b|\*sigh\*|\bje+e*z+\b|\bgee+z\b|\bsheesh\b|🤦|😤|😡|🤬|🙄/gi },
+  { id: 'sigh-start', family: F, signal: 'exasperation', kind: 'statement', weight: 0.55, atStart: true, re: /^\W*sigh\b/i },
   { id: 'seriously', family: F, signal: 'exasperation', kind: 'statement', weight: 0.55, re: /\bseriously\s*\?|\bcome on\s*[!.,]|\bgive me a break\b|\bunbelievable\b/gi },
   { id: 'told-you', family: F, signal: 'exasperation', kind: 'statement', weight: 0.55, re: /\b(as|like|what) i (already |just |have |had )?(told|asked|taught|showed|instructed|explained to) you\b|\bi (already |just )?told you\b|\b(i'?ve|i have|i) (already |just )?explicitly (requested|asked|said|told|instructed)\b|\bhow many times\b/gi },
   { id: 'you-keep', family: F, signal: 'exasperation', kind: 'statement', weight: 0.55, re: /\byou (keep|kept) (on |not )?\w+ing\b|\bwe keep having\b|\b(keeps?|kept) (failing|breaking|happening|forgetting|ignoring|adding|doing)\b/gi },
@@ -73,7 +76,7 @@ const FRUSTRATION: Cue[] = [
   { id: 'you-didnt', family: F, signal: 'annoyance', kind: 'statement', weight: 0.4, re: /\byou (didn'?t|did not|haven'?t|have not|don'?t|do not|never) (listen|follow|read|pay attention|understand|answer|do what|even)\b/gi },
   { id: 'you-forgot', family: F, signal: 'annoyance', kind: 'correction', weight: 0.35, re: /\byou (forgot|missed|ignored|skipped|overlooked)\b/gi },
   { id: 'rushing', family: F, signal: 'annoyance', kind: 'statement', weight: 0.4, re: /\b(rush(ing|ed)?|run(ning)?|ran|jump(ing|ed)?) (ahead|around)\b|\brush(ing)? (in)?to\b|\bquite a jump\b/gi },
-  { id: 'correction-start', family: F, signal: 'annoyance', kind: 'correction', weight: 0.3, re: /(^|[\n.!?]\s*)(no|nope|nah|wrong|stop|wait|w8|hold on|hang on|ehm|uhm|not (quite|really|that|like that))\b(?! (problem|worries|rush|need|thanks|idea|doubt)\b)/gi },
+  { id: 'correction-start', family: F, signal: 'annoyance', kind: 'correction', weight: 0.3, atStart: true, re: /^\W*(no|nope|nah|wrong|stop|wait|w8|hold on|hang on|ehm|uhm|not (quite|really|that|like that))\b(?! (problem|worries|rush|need|thanks|idea|doubt)\b)/i },
   { id: 'i-meant', family: F, signal: 'annoyance', kind: 'correction', weight: 0.3, re: /\bi (meant|didn'?t mean|did not mean|didn'?t ask|did not ask|never asked|asked you to|wanted you to|was (being )?literal)\b/gi },
   { id: 'dont-do', family: F, signal: 'annoyance', kind: 'correction', weight: 0.25, re: /\b(don'?t|do not|stop|quit) (\w+ly )?(do|add|use|put|write|run|change|touch|create|commit|push|delete|remove|rush|make|modify|jump|say|try|invent|guess)\b/gi },
   { id: 'stop-ing', family: F, signal: 'annoyance', kind: 'correction', weight: 0.4, re: /\bstop \w+ing\b/gi },
@@ -87,12 +90,13 @@ const OTHER: Cue[] = [
   { id: 'dont-understand', family: 'confusion', signal: 'confusion', kind: 'statement', weight: 0.45, re: /\bi (still )?(don'?t|do not|can'?t|cannot|didn'?t) (understand|get it|follow|see why|quite get)\b|\bwhat (does|do) (this|that|it|these) mean\b|\bhow come\b/gi },
   { id: 'unsure', family: 'confusion', signal: 'uncertainty', kind: 'statement', weight: 0.35, re: /\b(i'?m|i am) (not (sure|certain)|unsure|uncertain)\b|\bnot sure (if|whether|about|what|how|which|why|i (follow|understand|get))\b|\bi (don'?t|do not) know( yet)?\b|\bdunno\b|\bno idea\b|\bi'?m wondering\b/gi },
   { id: 'overwhelm', family: 'confusion', signal: 'overwhelm', kind: 'statement', weight: 0.45, re: /\btoo (complex|complicated|much)\b|\boverwhelm\w*|\bout of my depth\b|\bover my head\b|\banalysis paralysis\b|\btoo many (options|things|steps)\b/gi },
-  { id: 'are-you-sure', family: 'distrust', signal: 'skepticism', kind: 'statement', weight: 0.45, re: /\bare you (sure|certain)\b|\bdid you (actually|really|even)\b|\bis (that|this) (really )?(true|right|correct)\s*\?|\breally\s*\?|\bi doubt\b|\bi (don'?t|do not) (believe|buy)\b|\bwhere did you get (this|that)\b|\bdid you really\b/gi },
+  { id: 'are-you-sure', family: 'distrust', signal: 'skepticism', kind: 'statement', weight: 0.45, re: /\bare you (sure|certain)\b|\bdid you (actually|really|even)\b|\bis (that|this) (really )?(true|right|correct)\s*\?|\breally\s*\?|\bi doubt\b|\bi (don'?t|do not) (believe|buy)\b|\bwhere did (you get (this|that)|(that|this|it|these|those) come from)\b|\bdid you really\b|\bhow (did|do) you (come up with|know)\b|\bwhat'?s the point of\b|\bi haven'?t seen you\b|\b(did|have) (you|we) (actually |really |even )?(verif|check|test|run|confirm)\w*\b[^.?!\n]{0,60}\?/gi },
   { id: 'trust', family: 'distrust', signal: 'loss_of_trust', kind: 'statement', weight: 0.5, re: /\b(can'?t|cannot|don'?t|do not|no longer) trust\b|\bhallucinat\w*|\b(made|making) (that|it|this|stuff|things) up\b|\blying\b|\bsuspicio(us|n)\b|\bafraid to let you\b|\b(want|need) to (be )?approv\w* (all|every)\b/gi },
   { id: 'urgent', family: 'impatience', signal: 'urgency', kind: 'statement', weight: 0.45, re: /\basap\b|\burgent(ly)?\b|\bright (now|away)\b|\bimmediately\b|\bhurry( up)?\b|\bquick(ly)?[!,.]|\btime[- ]sensitive\b/gi },
   { id: 'impatient', family: 'impatience', signal: 'impatience', kind: 'statement', weight: 0.45, re: /\bjust do it\b|\bget on with it\b|\balready\s*[!?]|\btedious\b|\bhow long\b|\btaking (so|too) long\b|\blet'?s move on\b|\bbikeshed\w*|\benough (already|talk|discussion)\b/gi },
   { id: 'disappointed', family: 'disappointment', signal: 'disappointment', kind: 'statement', weight: 0.45, negatable: true, re: /\bdisappoint\w*|\bi (expected|hoped for) (better|more)\b|\b(what a|such a) shame\b|\bshame that\b|\bunfortunately\b|\blet ?down\b|:-?\(|☹|😞|😢/gi },
-  { id: 'resigned', family: 'disappointment', signal: 'resignation', kind: 'statement', weight: 0.5, re: /\bnever ?mind\b|\bforget (it|about it)\b|\bi'?ll (just )?do it myself\b|\bi give up\b|^\s*whatever\b|\bdoesn'?t matter\b|\bno point\b/gim },
+  { id: 'resigned', family: 'disappointment', signal: 'resignation', kind: 'statement', weight: 0.5, re: /\bnever ?mind\b|\bforget (it|about it)\b|\bi'?ll (just )?do it myself\b|\bi give up\b|\bdoesn'?t matter\b|\bno point\b/gi },
+  { id: 'whatever', family: 'disappointment', signal: 'resignation', kind: 'statement', weight: 0.5, atStart: true, re: /^\W*whatever\W*$/i },
   { id: 'thanks', family: 'satisfaction', signal: 'gratitude', kind: 'statement', weight: 0.5, negatable: true, re: /\b(thanks|thank you|thx|thanx|tysm|much appreciated|appreciate (it|that|this|you|the))\b|\bcheers\b|🙏/gi },
   { id: 'relief', family: 'satisfaction', signal: 'relief', kind: 'statement', weight: 0.5, re: /\bphew\b|\bat last\b|\bthank god\b|\bthat (worked|did it|fixed it)\b|\b(it )?works now\b|\bfinally (works|working|fixed|green|passing)\b/gi },
   { id: 'delight', family: 'satisfaction', signal: 'delight', kind: 'statement', weight: 0.45, negatable: true, re: /\b(great|perfect|awesome|excellent|amazing|brilliant|wonderful|fantastic|nice|lgtm|cool|sweet|beautiful|superb|impressive|hilarious|glad|happy(?! path)|love|loving|congrat\w*|proud of you)\b|\b(lol|haha+|lmao|rofl)\b|\b(well|nicely) done\b|\bgood (job|work)\b|\blooks good\b|\bspot on\b|\bwe'?re cooking\b|🎉|👍|😀|😄|❤️/gi },

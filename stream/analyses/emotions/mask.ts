@@ -28,15 +28,32 @@ const GENERATED_OPENERS = [
 /** A slash command as the first token of the turn: "/model", "/clear", "/compact", "/hi is running…". */
 const SLASH_COMMAND = /^\s*\/[a-z][\w:.-]*(\s|$)/i;
 
-function blank(chars: string[], from: number, to: number): void {
-  for (let i = Math.max(0, from); i < Math.min(chars.length, to); i++) if (chars[i] !== '\n') chars[i] = ' ';
-}
-
-function blankMatches(chars: string[], text: string, re: RegExp): void {
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    blank(chars, m.index, m.index + m[0].length);
-    if (m[0].length === 0) re.lastIndex++;
+/** Spans to blank, collected and then applied in one pass (one new string per phase). */
+class Blanks {
+  private readonly spans: Array<[number, number]> = [];
+  add(from: number, to: number): void {
+    if (to > from) this.spans.push([from, to]);
+  }
+  matches(text: string, re: RegExp): void {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      this.add(m.index, m.index + m[0].length);
+      if (m[0].length === 0) re.lastIndex++;
+    }
+  }
+  /** The text with every span blanked: characters become spaces, newlines stay. */
+  apply(text: string): string {
+    if (this.spans.length === 0) return text;
+    this.spans.sort((x, y) => x[0] - y[0]);
+    let out = '';
+    let at = 0;
+    for (const [from, to] of this.spans) {
+      if (to <= at) continue;
+      const start = Math.max(from, at);
+      out += text.slice(at, start) + text.slice(start, to).replace(/[^\n]/g, ' ');
+      at = to;
+    }
+    return out + text.slice(at);
   }
 }
 
@@ -109,21 +126,22 @@ const isLogLine = (line: string): boolean => LOG_LINE.some((re) => re.test(line)
  * Blanks pasted terminal sessions and log blocks line by line: a shell prompt starts a paste that
  * runs until a blank line or a line of prose; log-looking lines are blanked on their own.
  */
-function maskLines(chars: string[], text: string): void {
+function maskLines(blanks: Blanks, text: string): void {
   const lines = text.split('\n');
   const masked = lines.map(() => false);
   let offset = 0;
   let inPaste = false;
   lines.forEach((line, i) => {
     const end = offset + line.length;
-    const prompt = PROMPT.exec(line);
+    // the prompt pattern is costly: only lines with its markers are tried
+    const prompt = /@|^\s*[$%#]\s/.test(line) ? PROMPT.exec(line) : null;
     if (prompt) {
       // the user's words before the prompt stay; the prompt and what follows are the paste
-      blank(chars, offset + prompt.index, end);
+      blanks.add(offset + prompt.index, end);
       inPaste = true;
       masked[i] = prompt.index === 0;
     } else if ((inPaste && line.trim() !== '' && !isProse(line)) || isLogLine(line)) {
-      blank(chars, offset, end);
+      blanks.add(offset, end);
       masked[i] = true;
     } else inPaste = false;
     if (line.trim() === '') inPaste = false;
@@ -132,38 +150,36 @@ function maskLines(chars: string[], text: string): void {
   // a line between two output lines is output too, however prose-like it reads
   offset = 0;
   lines.forEach((line, i) => {
-    if (!masked[i] && line.trim() !== '' && masked[i - 1] && masked[i + 1]) blank(chars, offset, offset + line.length);
+    if (!masked[i] && line.trim() !== '' && masked[i - 1] && masked[i + 1]) blanks.add(offset, offset + line.length);
     offset += line.length + 1;
   });
 }
 
 /** Lines quoted with ">" (e-mail and markdown style) are someone else's words. */
-function maskQuotedLines(chars: string[], text: string): void {
+function maskQuotedLines(blanks: Blanks, text: string): void {
   let offset = 0;
   for (const line of text.split('\n')) {
-    if (/^\s*>/.test(line)) blank(chars, offset, offset + line.length);
+    if (/^\s*>/.test(line)) blanks.add(offset, offset + line.length);
     offset += line.length + 1;
   }
 }
 
 export function maskNonSpeech(text: string): MaskedText {
-  // UTF-16 units, so offsets match String.prototype.slice on the original
-  const units = text.split('');
   const head = text.trimStart();
   if (GENERATED_OPENERS.some((re) => re.test(head)) || SLASH_COMMAND.test(text)) {
     return { masked: text.replace(/[^\n]/g, ' '), notSpeech: true };
   }
-  blankMatches(units, text, FENCED);
-  blankMatches(units, text, TAG_BLOCK);
-  blankMatches(units, text, INLINE_CODE);
-  blankMatches(units, text, LONE_TAG);
-  blankMatches(units, text, URL);
-  maskQuotedLines(units, text);
-  maskLines(units, text);
-  const partly = units.join('');
+  const structure = new Blanks();
+  for (const re of [FENCED, TAG_BLOCK, INLINE_CODE, LONE_TAG, URL]) structure.matches(text, re);
+  maskQuotedLines(structure, text);
+  maskLines(structure, text);
   // quotes and paths are found on the text that is left, so a quote inside code is not re-read
-  blankMatches(units, partly, DOUBLE_QUOTED);
-  blankMatches(units, partly, SINGLE_QUOTED);
-  blankMatches(units, units.join(''), PATH);
-  return { masked: units.join(''), notSpeech: false };
+  const partly = structure.apply(text);
+  const quoted = new Blanks();
+  quoted.matches(partly, DOUBLE_QUOTED);
+  quoted.matches(partly, SINGLE_QUOTED);
+  const unquoted = quoted.apply(partly);
+  const paths = new Blanks();
+  paths.matches(unquoted, PATH);
+  return { masked: paths.apply(unquoted), notSpeech: false };
 }

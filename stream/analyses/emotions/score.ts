@@ -103,6 +103,8 @@ export function scoreFamilies(masked: string, sentences: readonly Span[], hits: 
         sarcasm = true;
         continue;
       }
+      // "is the type checker happy with this?" asks; it does not praise (thanks stay thanks)
+      if (h.cue.family === 'satisfaction' && h.cue.signal !== 'gratitude' && /\?\s*$/.test(text)) continue;
       const weight = h.cue.family === 'frustration' ? aimedWeight(h, masked, s, marks) : h.cue.weight + (h.intensified ? 0.05 : 0);
       evidence.push({ family: h.cue.family, signal: h.cue.signal, weight, start: h.start, end: h.end, correction: h.cue.kind === 'correction' });
     }
