@@ -29,7 +29,12 @@ function realTables(name: string, r: RealResult): EvalTable[] {
     {
       title: `Frustrated user turns, ${name} (${r.turns} turns, ${r.positives} frustrated)`,
       columns: PRF,
-      rows: [row('detector', r.detector), row('baseline (sentiment lexicon)', r.baseline)],
+      rows: [
+        row('detector', r.detector),
+        row('baseline (sentiment lexicon)', r.baseline),
+        row(`detector, distinct turns only (${r.distinct.turns})`, r.distinct.detector),
+        row('baseline, distinct turns only', r.distinct.baseline),
+      ],
     },
     {
       title: `Families on ${name} (family present vs the labeled family)`,
@@ -73,6 +78,7 @@ export const emotionsEval: EvalModule = {
     figures.frustration_f1_dev_baseline = dev.baseline.f1;
     figures.frustration_f1_heldout = held.detector.f1;
     figures.frustration_f1_heldout_baseline = held.baseline.f1;
+    figures.frustration_f1_heldout_distinct = held.distinct.detector.f1;
     notes.push(...losses('development set', dev.families), ...losses('held-out set', held.families));
 
     const go = evaluateGoEmotions();

@@ -14,6 +14,11 @@ export interface RealResult {
   positives: number;
   detector: Prf;
   baseline: Prf;
+  /**
+   * The same on distinct turns: a transcript that holds a session twice (a console pasted twice)
+   * repeats its turns; each text counts once per file here.
+   */
+  distinct: { turns: number; detector: Prf; baseline: Prf };
   /** Family present (any detection of it) against the labeled family. */
   families: Array<{ family: EmotionFamily; support: number; detector: Prf; baseline: Prf }>;
   /** Labeled turns the detector got wrong, for the report's examples. */
@@ -33,6 +38,19 @@ export function evaluateReal(labelFile: string, files: readonly string[]): RealR
     const bl = labeled.map((l) => baselineFamilies(l.snapshot.messages[l.label.message_index]!.text).has(family));
     return { family, support: truth.filter(Boolean).length, detector: prf(confusion(det, truth)), baseline: prf(confusion(bl, truth)) };
   });
+  const seen = new Set<string>();
+  const keep = labeled.map((l) => {
+    const key = `${l.label.conversation_id.replace(/#\d+$/, '')}\u0000${l.snapshot.messages[l.label.message_index]!.text.replace(/\s+/g, ' ').trim()}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const only = <T>(xs: readonly T[]) => xs.filter((_, i) => keep[i]);
+  const distinct = {
+    turns: seen.size,
+    detector: prf(confusion(only(predicted), only(actual))),
+    baseline: prf(confusion(only(base), only(actual))),
+  };
   const misses = labeled
     .filter((_, i) => predicted[i] !== actual[i])
     .map((l) => ({ id: l.label.conversation_id, index: l.label.message_index, expected: l.label.frustrated, text: l.snapshot.messages[l.label.message_index]!.text }));
@@ -41,6 +59,7 @@ export function evaluateReal(labelFile: string, files: readonly string[]): RealR
     positives: actual.filter(Boolean).length,
     detector: prf(confusion(predicted, actual)),
     baseline: prf(confusion(base, actual)),
+    distinct,
     families,
     misses,
   };
