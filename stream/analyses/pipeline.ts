@@ -4,6 +4,7 @@
  * runs on files. Each analyzer runs on its own: one that throws is reported in `outcomes` with its
  * error and leaves its part of the result empty, the others still run.
  */
+import { EMOTIONS_VERSION, detectEmotions } from './emotions.js';
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
 import type { ConversationAnalysis, ConversationSnapshot, FailureCategory, ToolCallResult } from './types.js';
 
@@ -59,6 +60,13 @@ export const STEPS: readonly Step[] = [
     version: SEGMENTS_VERSION,
     run(s, out) {
       out.segments = segmentConversation(s);
+    },
+  },
+  {
+    name: 'emotions',
+    version: EMOTIONS_VERSION,
+    run(s, out) {
+      out.emotions = detectEmotions(s, { hallucinations: out.hallucinations });
     },
   },
 ];

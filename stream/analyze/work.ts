@@ -7,9 +7,11 @@
 import { createHash } from 'node:crypto';
 import type { ContentBlock } from '../../schemas/events.js';
 import { analyzeSnapshot, type AnalysisEnv, type AnalyzerOutcome } from '../analyses/pipeline.js';
+import { conversationFrustration, isFrustratedMessage } from '../analyses/emotions.js';
 import { buildSnapshot, type StoredCall, type StoredMessage } from '../analyses/snapshot.js';
+import { isHumanTurn } from '../analyses/text/turns.js';
 import type { ConversationAnalysis, ConversationSnapshot, Role } from '../analyses/types.js';
-import { FRAMEWORK_ANALYZERS } from './tables.js';
+import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import { planToolRollup, type CallFact } from './tool-failures.js';
 
 /** A `messages` row as the loader reads it. */
@@ -246,6 +248,36 @@ function callFacts(s: ConversationSnapshot, a: ConversationAnalysis): CallFact[]
   });
 }
 
+/** The conversation's headline signals (what the overview and the rate endpoints count). */
+function signalsRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, version: number, versionOf: (name: string) => number) {
+  const f = conversationFrustration(a.emotions);
+  const h = a.hallucination_stats;
+  const userTurns = s.messages.filter(isHumanTurn);
+  return {
+    tenant_id: s.tenantId,
+    conversation_id: s.conversationId,
+    version,
+    last_ts: item.aggregate?.last_ts ?? iso(s.messages[s.messages.length - 1]?.ts ?? 0),
+    environment: s.environment,
+    user_id: s.userId,
+    user_messages: userTurns.length,
+    frustrated: f.frustrated ? 1 : 0,
+    at_risk: f.at_risk ? 1 : 0,
+    max_risk: f.max_risk,
+    frustrated_messages: userTurns.filter((m) => isFrustratedMessage(a.emotions, m.index)).length,
+    emotion_count: a.emotions.length,
+    lazy: 0,
+    laziness_count: a.laziness.length,
+    claims: h.claims,
+    verified_claims: h.verified,
+    contradicted_claims: h.contradicted,
+    unverified_claims: h.unverified,
+    emotions_version: versionOf('emotions'),
+    laziness_version: versionOf('laziness'),
+    hallucinations_version: versionOf('hallucinations'),
+  };
+}
+
 function conversationRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, summaryOk: boolean, version: number) {
   const g = item.aggregate!;
   const failed = s.toolCalls.filter((c) => c.success === false || (c.success === null && c.decision === 'reject')).length;
@@ -304,6 +336,12 @@ export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => Ana
       push('conversation_summaries', [{ tenant_id: s.tenantId, conversation_id: s.conversationId, version, analyzer_version: versionOf('summary'), summary: analysis.summary, message_count: s.messages.length }]);
     }
     const all: AnalyzerOutcome[] = [...outcomes];
+    const signalsNeed = analyzerByName.get('signals')!.needs.find((n) => ok.get(n) !== true);
+    if (signalsNeed) all.push({ name: 'signals', version: versionOf('signals'), ok: false, error: `needs ${signalsNeed}, which failed` });
+    else {
+      push('conversation_signals', [signalsRow(item, s, analysis, version, versionOf)]);
+      all.push({ name: 'signals', version: versionOf('signals'), ok: true });
+    }
     if (ok.get('tool-calls')) {
       const plan = planToolRollup(callFacts(s, analysis), item.toolState);
       push('tool_call_facts', [...plan.tombstones.map((f) => ({ ...f, version, is_deleted: 1 })), ...plan.changed.map((f) => ({ ...f, version, is_deleted: 0 }))]);
