@@ -11,7 +11,7 @@ import type { Statement } from './statement.js';
 export type RejectionKind = 'declined' | 'interrupted';
 
 const DECLINED =
-  /^(?:No \(tell \S+ what to do differently\)|User rejected\b|The user doesn't want to (?:proceed|take this action)|The user (?:has )?(?:declined|rejected|denied)\b|Permission (?:to use \S+ )?(?:was )?denied by (?:the )?user|(?:Tool (?:use|call) )?(?:was )?(?:rejected|declined|denied|cancell?ed) by (?:the )?user|User (?:declined|denied|cancell?ed)\b)/i;
+  /^(?:No \(tell \S+ what to do differently\)|User (?:rejected|declined|denied|cancell?ed)\b|The user doesn't want to (?:proceed|take this action)|The user (?:has )?(?:declined|rejected|denied)\b)|^[^\n]{0,80}\b(?:rejected|declined|denied|cancell?ed) by (?:the )?user\b/i;
 const INTERRUPTED = /^(?:\[?Request interrupted by user|Interrupted by user|(?:Operation|Execution|Command) (?:was )?(?:interrupted|cancell?ed|aborted) by (?:the )?user|Aborted by user)/i;
 
 /** Declined or interrupted by the user, from the permission decision or the result's first words. */
@@ -42,7 +42,7 @@ const RULES: readonly Rule[] = [
 ];
 
 /** Generic tools: shells, file and search tools, sub-agents. Any other tool is a domain tool. */
-const SHELL = /^(?:bash|shell|sh|zsh|exec|execute|run_command|run_shell_command|terminal|exec_command|local_shell|container\.exec|command|cmd|powershell|run_terminal_cmd)$/i;
+const SHELL = /^(?:container\.exec|local_shell)$|(?:^|_)(?:bash|shell|sh|zsh|terminal|exec|execute|cmd|command|powershell)(?:_|$)/i;
 const GENERIC =
   /^(?:read|write|edit|multiedit|update|create|delete|glob|grep|ls|list|search|find|fetch|webfetch|websearch|web_search|notebookedit|notebookread|task|agent|call|todowrite|todoread|update todos|read todos|str_replace\w*|view|open|apply_patch|patch|exitplanmode|bashoutput|killshell|mcp__.*)$/i;
 

@@ -39,7 +39,7 @@ const MASKS: Mask[] = [
   // durations: "2m 0.0s", "834ms", "1.5 seconds"
   { re: /\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?)(?:\s+\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds?))?\b/g, to: '<DUR>' },
   // line / column references: "line 12, column 3", "(6,33)", ":46:12"
-  { re: /\b(?:line|ln)\s+\d+(?:\s*,\s*(?:column|col)\s+\d+)?/gi, to: '<LOC>' },
+  { re: /\b(?:line|ln)\s+\d+(?:\s*,?\s*(?:column|col)\s+\d+)?/gi, to: '<LOC>' },
   { re: /\((?:\d+),\s?(?:\d+)\)/g, to: '<LOC>' },
   { re: /\b0x[0-9a-f]+\b/gi, to: '<HEX>' },
   // hashes: 7+ hex characters with at least one digit and one letter

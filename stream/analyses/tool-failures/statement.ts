@@ -42,7 +42,7 @@ const NOISE =
 const TRACEBACK = /^\s*Traceback \(most recent call last\):/m;
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b(?::.*)?$/;
 const TEST_SESSION =
-  /test session starts|^={3,} (?:FAILURES|ERRORS|short test summary info) ={3,}|^(?:FAILED|ERROR) \S+::|^\s*[.FEsxX]+\s+\[\s*\d+%\]|^Tests?:\s+\d+ failed|^Test Suites?:\s+\d+ failed|^--- FAIL: |^FAIL\s+\S+|^test result: FAILED|^\d+ (?:tests? )?(?:failed|failing)\b|^Failures?:\s*$/m;
+  /test session starts|^={3,} (?:FAILURES|ERRORS|short test summary info) ={3,}|^(?:FAILED|ERROR) \S+::|^\s*[.FEsxX]+\s+\[\s*\d+%\]|^Tests?:\s+\d+ failed|^Test Suites?:\s+\d+ failed|^--- FAIL: |^FAIL\s+\S+|^test result: FAILED|^\s*\d+ (?:tests? )?(?:failed|failing)\b|^Failures?:\s*$|^\s*Test Files\s+\d+ failed|^\d+ examples?, \d+ failures?|^FAILED \((?:failures|errors)=\d+/m;
 const TESTS_NONE = /\bcollected 0 items\b|\b0 selected\b|\bno tests (?:ran|collected|found)\b|\bNo tests found\b|\btesting: warning: no tests to run\b/i;
 const CHECK_FAILED = /^(.+?)\s*\.{3,}\s*(?:\([^)]*\)\s*)?(?:Failed|FAILED)\s*$/m;
 
