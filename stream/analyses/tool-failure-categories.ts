@@ -71,10 +71,18 @@ interface Internals {
   byGate: Map<string, Entry[]> | null;
   /** family + lower-cased tokens → entry: exact templates and statements decided earlier. */
   memo: Map<string, Entry>;
+  /** Error texts seen before → entry: the same text is not read twice (bounded; cleared when full). */
+  texts: Map<string, Entry>;
   created: RegisteredCategory[];
 }
 
-const registries = new WeakMap<CategoryRegistry, Internals>();
+/** Error texts a registry remembers verbatim before it starts over. */
+const MAX_REMEMBERED_TEXTS = 10_000;
+const textKey = (c: SnapshotToolCall) => `${c.toolName}\u0000${c.errorType}\u0000${c.decision}\u0000${c.resultText}`;
+
+/** The registry's state, under a key only this module holds (for `prime`). */
+const INTERNALS = Symbol('category-registry');
+type WithInternals = CategoryRegistry & { [INTERNALS]?: Internals };
 
 const keysOf = (template: string) => (template ? template.split(' ') : []).map((t) => (t.startsWith('<') ? t : t.toLowerCase()));
 const memoKey = (family: string, keys: readonly string[]) => `${family}\u0000${keys.join(' ').toLowerCase()}`;
@@ -152,19 +160,27 @@ export function createCategoryRegistry(known: readonly RegisteredCategory[], opt
     byId: new Map(),
     byGate: null,
     memo: new Map(),
+    texts: new Map(),
     created: [],
   };
   // ties between equally near categories go to the smaller id, so the order of `known` does not matter
   for (const c of known) if (!int.byId.has(c.id)) index(int, { ...c });
-  const registry: CategoryRegistry = {
+  const registry: WithInternals = {
     assign(call) {
       if (!isFailedCall(call)) return null;
-      return publicOf(decide(int, signatureOf(call), call.toolName).cat);
+      const key = textKey(call);
+      let e = int.texts.get(key);
+      if (!e) {
+        e = decide(int, signatureOf(call), call.toolName);
+        if (int.texts.size >= MAX_REMEMBERED_TEXTS) int.texts.clear();
+        int.texts.set(key, e);
+      }
+      return publicOf(e.cat);
     },
     created: () => int.created.map((c) => ({ ...c })),
     all: () => int.entries.map((e) => ({ ...e.cat })),
   };
-  registries.set(registry, int);
+  Object.defineProperty(registry, INTERNALS, { value: int, enumerable: false });
   return registry;
 }
 
@@ -175,7 +191,7 @@ export function createCategoryRegistry(known: readonly RegisteredCategory[], opt
  * category its template matches or is issued as a new one.
  */
 export function prime(registry: CategoryRegistry, failures: readonly SnapshotToolCall[]): void {
-  const int = registries.get(registry);
+  const int = (registry as WithInternals)[INTERNALS];
   if (!int) throw new TypeError('prime() takes a registry made by createCategoryRegistry()');
   const items = new Map<string, BatchItem & { label: string; interrupted: boolean }>();
   for (const call of failures) {
