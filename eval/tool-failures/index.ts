@@ -4,6 +4,7 @@
  * per source, per split and overall, beside exact-string and first-line grouping; then order
  * sensitivity and speed.
  */
+import { DEFAULT_SIMILARITY } from '../../stream/analyses/tool-failure-categories.js';
 import { hasSharedData } from '../lib/data.js';
 import { fmt } from '../lib/metrics.js';
 import type { EvalModule, EvalSection, EvalTable } from '../lib/report.js';
@@ -107,6 +108,7 @@ function run_(): EvalSection {
     columns: ['hand family', 'predicted', 'failures', 'hand templates'],
     rows: familyConfusions(labeled, pAll).map((c) => [c.hand, c.predicted, c.count, c.examples.join(', ')]),
   });
+  section.tables.push(sweep(sources, labeled));
   const order = [orderSensitivity(sources, 'primed', 5), orderSensitivity(sources, 'online', 5)];
   section.tables.push({
     title: 'Order sensitivity: conversations and calls shuffled (5 seeded runs) against file order',
@@ -136,6 +138,20 @@ function run_(): EvalSection {
   });
   section.notes.push(...notes(all, on, exact, first, held, unlabeled), ...explain(labeled, pAll));
   return section;
+}
+
+/** Similarity threshold sweep: how much the figures depend on the one tuned number. */
+function sweep(sources: ReturnType<typeof loadSources>, labeled: readonly LabeledFailure[]): EvalTable {
+  const rows: EvalTable['rows'] = [];
+  for (const t of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) {
+    const a = run(sources, 'primed', t).assignment;
+    const dev = labeled.filter((l) => !l.heldOut);
+    const held = labeled.filter((l) => l.heldOut);
+    const qd = quality(dev, predictions(dev, a));
+    const qh = quality(held, predictions(held, a));
+    rows.push([t === DEFAULT_SIMILARITY ? `${t} (default)` : String(t), qd.v, qd.groups, qh.v, qh.groups]);
+  }
+  return { title: 'Similarity threshold (primed): development split (where it was chosen) and held-out split', columns: ['threshold', 'V dev', 'categories dev', 'V held-out', 'categories held-out'], rows };
 }
 
 function notes(all: Quality, online: Quality, exact: Quality, first: Quality, held: Quality, unlabeled: number): string[] {

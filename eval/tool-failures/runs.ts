@@ -26,8 +26,8 @@ function conversations(sources: readonly SourceSnapshots[]): Conv[] {
   return sources.flatMap((s) => s.snapshots.map((snapshot) => ({ source: s.source, snapshot })));
 }
 
-function runOn(convs: readonly Conv[], mode: Mode): { assignment: Assignment; registry: CategoryRegistry } {
-  const registry = createCategoryRegistry([], { tenantSeed: 'eval' });
+function runOn(convs: readonly Conv[], mode: Mode, similarity?: number): { assignment: Assignment; registry: CategoryRegistry } {
+  const registry = createCategoryRegistry([], { tenantSeed: 'eval', ...(similarity === undefined ? {} : { similarity }) });
   if (mode === 'primed') prime(registry, convs.flatMap((c) => c.snapshot.toolCalls));
   const assignment: Assignment = new Map();
   for (const c of convs) {
@@ -36,8 +36,8 @@ function runOn(convs: readonly Conv[], mode: Mode): { assignment: Assignment; re
   return { assignment, registry };
 }
 
-export function run(sources: readonly SourceSnapshots[], mode: Mode): { assignment: Assignment; registry: CategoryRegistry } {
-  return runOn(conversations(sources), mode);
+export function run(sources: readonly SourceSnapshots[], mode: Mode, similarity?: number): { assignment: Assignment; registry: CategoryRegistry } {
+  return runOn(conversations(sources), mode, similarity);
 }
 
 /** Seeded shuffle (mulberry32), so the report is reproducible. */

@@ -7,7 +7,7 @@
  * when their longest common subsequence covers the threshold share of the longer one (a word or
  * a quoted phrase more or less must not split a cause in two).
  */
-import { isPlaceholder, WILDCARD } from './masking.js';
+import { isCode, isPlaceholder, WILDCARD } from './masking.js';
 
 /**
  * Weight of a position where two token lists agree: a word 1, a placeholder ½ (two statements
@@ -39,12 +39,30 @@ function commonWeight(a: readonly string[], b: readonly string[]): number {
  */
 export function similarity(a: readonly string[], b: readonly string[]): number {
   if (a.length === 0 || b.length === 0) return a.length === b.length ? 1 : 0;
+  if (codesDiffer(a, b)) return 0;
+  // short statements that differ share too little to be one cause on a single word ("invalid date"
+  // vs "invalid token"): two agreeing words at least
+  const needed = Math.min(2, a.length, b.length);
   if (a.length === b.length) {
     let same = 0;
-    for (let i = 0; i < a.length; i++) same += weight(a[i]!, b[i]!);
-    return same / a.length;
+    let words = 0;
+    for (let i = 0; i < a.length; i++) {
+      const w = weight(a[i]!, b[i]!);
+      same += w;
+      if (w === 1) words++;
+    }
+    return words >= needed || same === a.length ? same / a.length : 0;
   }
-  return commonWeight(a, b) / Math.max(a.length, b.length);
+  const common = commonWeight(a, b);
+  return common >= needed ? common / Math.max(a.length, b.length) : 0;
+}
+
+/** Both name a cause by code and the codes are not the same. */
+function codesDiffer(a: readonly string[], b: readonly string[]): boolean {
+  const ca = a.filter(isCode);
+  if (ca.length === 0) return false;
+  const cb = b.filter(isCode);
+  return cb.length > 0 && ca.join(' ') !== cb.join(' ');
 }
 
 /** The leading-token gate of the tree: statements that start differently never share a template. */

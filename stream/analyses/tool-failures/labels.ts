@@ -27,6 +27,7 @@ const MAX_LABEL = 80;
 export function labelOf(masked: string): string {
   let s = masked
     .replace(/<\*>(?:\s*<\*>)+/g, '<*>')
+    .replace(/⟦([^⟧]*)⟧/g, '$1')
     .replace(/<(?:PATH|Q|ID|HEX|UUID|NUM|TS|DUR|URL|EMAIL|LOC|\*)>/g, (p) => SHOWN[p] ?? p)
     .replace(/\s+/g, ' ')
     .replace(/[\s:;,.-]+$/, '')

@@ -6,6 +6,13 @@
  * numbers they contain.
  */
 
+/**
+ * Codes that name the cause (HTTP status codes, compiler and runtime error codes) are kept and
+ * bracketed `⟦404⟧`, `⟦TS2322⟧`: two statements that differ in a code are different causes however
+ * alike the rest reads ("npm ERR! code E404" vs "npm ERR! code ERESOLVE").
+ */
+export const isCode = (token: string): boolean => token.startsWith('⟦');
+
 /** Placeholders, in the template text and in tokens. `<*>` is a position two templates disagree on. */
 export const PLACEHOLDERS = ['<URL>', '<EMAIL>', '<UUID>', '<TS>', '<DUR>', '<LOC>', '<HEX>', '<PATH>', '<Q>', '<ID>', '<NUM>', '<*>'] as const;
 export const WILDCARD = '<*>';
@@ -52,6 +59,8 @@ const MASKS: Mask[] = [
 
 // identifiers: a token mixing letters and digits (HAT030, gift_card_5094406, toolu_01X…)
 const ID = /\b(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][\w-]*\b/g;
+// an error code right after "error", "code" or "errno" (error TS2322, error[E0425], code ERESOLVE)
+const ERROR_CODE = /(\b(?:error|code|errno)\s*[:[(]?\s*)([A-Z][A-Z0-9_]{2,}|[A-Z]{1,4}\d{2,5})\b/g;
 const NUM = /[-+]?\b\d+(?:[.,]\d+)*\b%?/g;
 
 /** Masks one statement line. Placeholders never contain each other. */
@@ -59,8 +68,9 @@ export function mask(text: string): string {
   let s = text;
   for (const m of QUOTED) s = s.replace(m.re, m.to);
   for (const m of MASKS) s = s.replace(m.re, m.to);
-  s = s.replace(ID, (t) => (isPlaceholderWord(t) ? t : '<ID>'));
-  s = s.replace(NUM, (n, at: number, all: string) => (isStatusCode(n, all.slice(Math.max(0, at - 24), at)) ? n : '<NUM>'));
+  s = s.replace(ERROR_CODE, (_, before: string, code: string) => `${before}⟦${code}⟧`);
+  s = s.replace(ID, (t, at: number, all: string) => (isPlaceholderWord(t) || all[at - 1] === '⟦' ? t : '<ID>'));
+  s = s.replace(NUM, (n, at: number, all: string) => (all[at - 1] === '⟦' ? n : isStatusCode(n, all.slice(Math.max(0, at - 24), at)) ? `⟦${n}⟧` : '<NUM>'));
   return s;
 }
 
@@ -72,7 +82,7 @@ function isStatusCode(n: string, before: string): boolean {
 // the placeholder names themselves are words of letters, safe from the id mask; kept explicit
 const isPlaceholderWord = (t: string) => /^(URL|EMAIL|UUID|TS|DUR|LOC|HEX|PATH|Q|ID|NUM)$/.test(t);
 
-const TOKEN = /<(?:URL|EMAIL|UUID|TS|DUR|LOC|HEX|PATH|Q|ID|NUM|\*)>|[A-Za-z][A-Za-z0-9_'’-]*/g;
+const TOKEN = /<(?:URL|EMAIL|UUID|TS|DUR|LOC|HEX|PATH|Q|ID|NUM|\*)>|⟦[^⟧\s]+⟧|[A-Za-z][A-Za-z0-9_'’-]*/g;
 
 /**
  * Tokens of a masked statement: words and placeholders; punctuation is dropped (it varies with

@@ -77,6 +77,22 @@ test('the same cause gets the same category across tools and conversations; othe
   assert.ok(labels.includes('File has not been read yet'), labels.join(' | '));
 });
 
+test('codes, short statements and leading words keep causes apart; a varying value does not split one', () => {
+  const r = createCategoryRegistry([]);
+  const [e404, eresolve, s500, s502] = [
+    call('Bash', 'Exit code 1\nnpm ERR! code E404'),
+    call('Bash', 'Exit code 1\nnpm ERR! code ERESOLVE'),
+    call('fetch_page', 'Error: upstream answered with status code 500'),
+    call('fetch_page', 'Error: upstream answered with status code 502'),
+  ].map((c) => idOf(r, c));
+  assert.is.not(e404, eresolve);
+  assert.is.not(s500, s502);
+  assert.is.not(idOf(r, call('parse_input', 'Error: invalid date')), idOf(r, call('parse_input', 'Error: invalid token')));
+  // the leading word is part of the template (Drain's tree): entities of a domain stay apart
+  assert.is.not(idOf(r, call('get_user', 'Error: user not found')), idOf(r, call('get_order', 'Error: order not found')));
+  assert.is(idOf(r, call('get_order', 'Error: order #W2611340 not found')), idOf(r, call('get_order', 'Error: order #W9911340 not found')));
+});
+
 test('a category carries family, label, likely cause and action hint from its own words', () => {
   const r = createCategoryRegistry([]);
   const c = r.assign(call('book_reservation', 'Error: not enough seats on flight HAT139'))!;
