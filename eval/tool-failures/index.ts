@@ -109,6 +109,13 @@ function run_(): EvalSection {
     rows: familyConfusions(labeled, pAll).map((c) => [c.hand, c.predicted, c.count, c.examples.join(', ')]),
   });
   section.tables.push(sweep(sources, labeled));
+  orderAndSpeed(section, sources);
+  section.notes.push(...notes(all, on, exact, first, held, unlabeled), ...explain(labeled, pAll));
+  return section;
+}
+
+/** Order sensitivity and speed tables and figures. */
+function orderAndSpeed(section: EvalSection, sources: ReturnType<typeof loadSources>): void {
   const order = [orderSensitivity(sources, 'primed', 5), orderSensitivity(sources, 'online', 5)];
   section.tables.push({
     title: 'Order sensitivity: conversations and calls shuffled (5 seeded runs) against file order',
@@ -136,8 +143,6 @@ function run_(): EvalSection {
     us_registry_build: sp.registryUs,
     us_conversation_2000: sp.conv2000Us,
   });
-  section.notes.push(...notes(all, on, exact, first, held, unlabeled), ...explain(labeled, pAll));
-  return section;
 }
 
 /** Similarity threshold sweep: how much the figures depend on the one tuned number. */

@@ -59,6 +59,8 @@ interface Entry {
 }
 
 interface Internals {
+  /** Persisted categories not indexed yet: a registry indexes them on its first failed call. */
+  pending: readonly RegisteredCategory[] | null;
   seed: string;
   threshold: number;
   entries: Entry[];
@@ -151,9 +153,24 @@ function decide(int: Internals, sig: Signature, tool: string): Entry {
   return e;
 }
 
+/**
+ * Indexes the persisted categories once, when first needed: conversations without a failed call
+ * never pay for it. Ties between equally near categories go to the smaller id, so the order of
+ * `known` does not matter.
+ */
+function ready(int: Internals): Internals {
+  if (int.pending) {
+    const known = int.pending;
+    int.pending = null;
+    for (const c of known) if (!int.byId.has(c.id)) index(int, { ...c });
+  }
+  return int;
+}
+
 /** A registry over the tenant's known categories (as persisted: `all()` of an earlier registry). */
 export function createCategoryRegistry(known: readonly RegisteredCategory[], opts: CategoryRegistryOptions = {}): CategoryRegistry {
   const int: Internals = {
+    pending: known,
     seed: opts.tenantSeed ?? '',
     threshold: opts.similarity ?? DEFAULT_SIMILARITY,
     entries: [],
@@ -163,11 +180,10 @@ export function createCategoryRegistry(known: readonly RegisteredCategory[], opt
     texts: new Map(),
     created: [],
   };
-  // ties between equally near categories go to the smaller id, so the order of `known` does not matter
-  for (const c of known) if (!int.byId.has(c.id)) index(int, { ...c });
   const registry: WithInternals = {
     assign(call) {
       if (!isFailedCall(call)) return null;
+      ready(int);
       const key = textKey(call);
       let e = int.texts.get(key);
       if (!e) {
@@ -178,7 +194,7 @@ export function createCategoryRegistry(known: readonly RegisteredCategory[], opt
       return publicOf(e.cat);
     },
     created: () => int.created.map((c) => ({ ...c })),
-    all: () => int.entries.map((e) => ({ ...e.cat })),
+    all: () => ready(int).entries.map((e) => ({ ...e.cat })),
   };
   Object.defineProperty(registry, INTERNALS, { value: int, enumerable: false });
   return registry;
@@ -191,8 +207,9 @@ export function createCategoryRegistry(known: readonly RegisteredCategory[], opt
  * category its template matches or is issued as a new one.
  */
 export function prime(registry: CategoryRegistry, failures: readonly SnapshotToolCall[]): void {
-  const int = (registry as WithInternals)[INTERNALS];
-  if (!int) throw new TypeError('prime() takes a registry made by createCategoryRegistry()');
+  const found = (registry as WithInternals)[INTERNALS];
+  if (!found) throw new TypeError('prime() takes a registry made by createCategoryRegistry()');
+  const int = ready(found);
   const items = new Map<string, BatchItem & { label: string; interrupted: boolean }>();
   for (const call of failures) {
     if (!isFailedCall(call)) continue;

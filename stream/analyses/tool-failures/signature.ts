@@ -50,7 +50,10 @@ export function signatureOf(call: SnapshotToolCall): Signature {
       const masked = mask(st.text);
       const sig = fromText(family, labelOf(masked), masked);
       // a statement of placeholders only names no cause: it is output without a message
-      if (sig.keys.every((k) => k.startsWith('<'))) return fromText(family, CANONICAL_LABELS.none, CANONICAL_LABELS.none);
+      if (sig.keys.every((k) => k.startsWith('<'))) {
+        const none = familyOf(call, { ...st, kind: 'none', text: '' });
+        return fromText(none, CANONICAL_LABELS.none, CANONICAL_LABELS.none);
+      }
       return sig;
     }
   }

@@ -66,9 +66,35 @@ export function unwrap(text: string): { body: string; exitCode: number | null } 
     s = s.replace(/^(?:Error|ERROR|error)(?:\s*:\s*|\s*\n)(?=\S)/, '');
     if (s === before) break;
   }
+  s = fromJson(s);
   const stated = /(?:^|\n)\s*[-│]?\s*exit (?:code|status):? (-?\d+)/i.exec(s);
   if (exitCode === null && stated) exitCode = Number(stated[1]);
   return { body: s, exitCode };
+}
+
+const MESSAGE_KEYS = ['message', 'error_message', 'errorMessage', 'detail', 'error_description', 'description', 'reason', 'title', 'error', 'msg'];
+const CODE_KEYS = ['code', 'status', 'status_code', 'statusCode', 'type'];
+
+/**
+ * An API's JSON error body (`{"error": {"code": 404, "message": "Not Found"}}`) stated as text:
+ * "error 404: Not Found". Anything else is returned as it was.
+ */
+function fromJson(s: string): string {
+  if (!/^\{[\s\S]*\}$/.test(s)) return s;
+  let v: unknown;
+  try {
+    v = JSON.parse(s);
+  } catch {
+    // not JSON after all (a brace-delimited text): read as text
+    return s;
+  }
+  const pick = (o: Record<string, unknown>, keys: readonly string[]) => keys.map((k) => o[k]).find((x) => typeof x === 'string' || typeof x === 'number');
+  let o = v as Record<string, unknown>;
+  if (o.error && typeof o.error === 'object' && !Array.isArray(o.error)) o = o.error as Record<string, unknown>;
+  const message = pick(o, MESSAGE_KEYS);
+  if (message === undefined) return s;
+  const code = pick(o, CODE_KEYS);
+  return code === undefined || code === message ? String(message) : `error ${String(code)}: ${String(message)}`;
 }
 
 /**

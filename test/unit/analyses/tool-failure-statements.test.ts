@@ -67,6 +67,8 @@ test('the statement skips wrappers, warnings and progress lines', () => {
   assert.is(rc.text, 'No such file or directory');
   assert.match(extractStatement('<tool_use_error>File does not exist.</tool_use_error>', false).text, /^File does not exist\.?$/);
   assert.is(extractStatement('Exit code 1\nfatal: not a git repository').exitCode, 1);
+  // an API's JSON error body is read for its code and message
+  assert.is(extractStatement('{"error": {"code": 404, "message": "User u_123 not found"}}', false).text, 'error 404: User u_123 not found');
 });
 
 test('a traceback is stated by its exception line; a wrapped terminal line is read whole', () => {
@@ -104,6 +106,7 @@ const FAMILIES: Array<[FailureFamily, string, string, Partial<SnapshotToolCall>?
   ['not_found', 'Bash', 'Error: (eval):1: command not found: pytest'],
   ['not_found', 'get_order_details', 'Error: order #W123 not found'],
   ['not_found', 'Edit', '<tool_use_error>String to replace not found in file.\nString: foo()</tool_use_error>'],
+  ['not_found', 'get_user', '{"error": {"code": 404, "message": "User u_123 not found"}}'],
   ['invalid_input', 'Bash', "Error: error: unexpected argument '--show-source' found\n\ntip: a similar argument exists: '--show-files'"],
   ['invalid_input', 'Task', '<tool_use_error>InputValidationError: Task failed due to the following issue:\nThe required parameter `prompt` is missing</tool_use_error>'],
   ['invalid_input', 'Read', 'EISDIR: illegal operation on a directory, read'],
