@@ -129,7 +129,7 @@ function orderAndSpeed(section: EvalSection, sources: ReturnType<typeof loadSour
     rows: [
       ['prime + categorize the workspace, µs per failed call', sp.primedUsPerFailure],
       ['assign on a registry rebuilt from the categories, µs per failed call', sp.steadyUsPerFailure],
-      [`build a registry from the workspace's ${sp.categories} categories, µs`, sp.registryUs],
+      [`create a registry of the workspace's ${sp.categories} categories (indexed on its first failed call), µs`, sp.registryUs],
       [`30-message conversation (${sp.conv30Failures} failed calls), registry built first, µs`, sp.conv30Us],
       [`2,000-message conversation (${sp.conv2000Failures} failed calls), registry built first, µs`, sp.conv2000Us],
     ],

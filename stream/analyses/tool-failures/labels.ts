@@ -35,7 +35,7 @@ export function labelOf(masked: string): string {
   if (s.length > MAX_LABEL) s = s.slice(0, MAX_LABEL).replace(/\s+\S*$/, '') + '…';
   if (!s) return 'Failed';
   // a sentence starts upper case; a program name ("cd to …", "cat: …") keeps its spelling
-  return /^[a-z]{3,} \S+ \S/.test(s) ? s[0]!.toUpperCase() + s.slice(1) : s;
+  return /^[a-z][a-z'-]{2,} \S+ \S/.test(s) ? s[0]!.toUpperCase() + s.slice(1) : s;
 }
 
 /** Fixed labels of statements that are not an error line. */
