@@ -218,8 +218,10 @@ export function prime(registry: CategoryRegistry, failures: readonly SnapshotToo
     if (int.memo.has(key)) continue;
     const item = items.get(key);
     if (item) {
+      // what a statement shows (its case) and its tool are taken the same whatever the order
       item.count++;
       if (call.toolName < item.tool) item.tool = call.toolName;
+      if (sig.display.join(' ') < item.display.join(' ')) [item.display, item.label] = [sig.display, sig.label];
       continue;
     }
     const explained = nearest(int, sig.family, sig.keys);
