@@ -2,5 +2,6 @@
 import type { EvalModule } from './lib/report.js';
 import { emotionsEval } from './emotions/index.js';
 import { segmentsEval } from './segments/index.js';
+import { toolFailuresEval } from './tool-failures/index.js';
 
-export const modules: EvalModule[] = [segmentsEval, emotionsEval];
+export const modules: EvalModule[] = [segmentsEval, emotionsEval, toolFailuresEval];

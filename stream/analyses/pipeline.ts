@@ -6,17 +6,16 @@
  */
 import { EMOTIONS_VERSION, detectEmotions } from './emotions.js';
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
-import type { ConversationAnalysis, ConversationSnapshot, FailureCategory, ToolCallResult } from './types.js';
-
-/** What the tool-failure categories need from the workspace (its registry of templates). */
-export interface CategoryAssigner {
-  assign(call: ConversationSnapshot['toolCalls'][number]): FailureCategory | null;
-}
+import { CATEGORIES_VERSION, categorizeCalls, createCategoryRegistry, type CategoryRegistry } from './tool-failure-categories.js';
+import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
 
 export interface AnalysisEnv {
-  /** The workspace's failure categories; without one, failed calls get no category. */
-  categories?: CategoryAssigner;
+  /** The workspace's failure categories (its registry of templates); default: a fresh one. */
+  categories?: CategoryRegistry;
 }
+
+/** Version of how calls are paired (snapshot.ts); with the categories' version, the tool-calls analyzer's. */
+export const PAIRING_VERSION = 1;
 
 export interface AnalyzerOutcome {
   name: string;
@@ -31,28 +30,13 @@ interface Step {
   run(s: ConversationSnapshot, out: ConversationAnalysis, env: AnalysisEnv): void;
 }
 
-/** One result per call, in snapshot order, with its failure category. */
-function toolCallResults(s: ConversationSnapshot, env: AnalysisEnv): ToolCallResult[] {
-  return s.toolCalls.map((c) => {
-    const failed = c.success === false || (c.success === null && c.decision === 'reject');
-    return {
-      message_index: c.messageIndex,
-      tool_use_id: c.key,
-      tool_name: c.toolName,
-      success: c.success,
-      effect_class: c.effectClass,
-      category: failed && env.categories ? env.categories.assign(c) : null,
-    };
-  });
-}
-
 /** The analyzers, in dependency order (a later one may read what an earlier one produced). */
 export const STEPS: readonly Step[] = [
   {
     name: 'tool-calls',
-    version: 1,
+    version: PAIRING_VERSION * 1000 + CATEGORIES_VERSION,
     run(s, out, env) {
-      out.tool_calls = toolCallResults(s, env);
+      out.tool_calls = categorizeCalls(s, env.categories ?? createCategoryRegistry([], { tenantSeed: s.tenantId }));
     },
   },
   {

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ContentBlock } from '../../schemas/events.js';
-import { analyzeSnapshot, type AnalysisEnv, type AnalyzerOutcome } from '../analyses/pipeline.js';
+import { analyzeSnapshot, type AnalyzerOutcome } from '../analyses/pipeline.js';
+import { createCategoryRegistry, type CategoryRegistry, type RegisteredCategory } from '../analyses/tool-failure-categories.js';
 import { conversationFrustration, isFrustratedMessage } from '../analyses/emotions.js';
 import { buildSnapshot, type StoredCall, type StoredMessage } from '../analyses/snapshot.js';
 import { isHumanTurn } from '../analyses/text/turns.js';
@@ -78,6 +79,8 @@ export interface WorkInput {
   /** Version of every row of this run (monotonic, from the main thread). */
   version: number;
   items: WorkItem[];
+  /** The known failure categories of the batch's tenants (tool_failure_categories). */
+  categories?: Record<string, RegisteredCategory[]>;
 }
 
 export type TableRows = Record<string, Record<string, unknown>[]>;
@@ -103,6 +106,8 @@ export interface WorkOutput {
   toolGroups: [string, string, string][];
   toolState: Record<string, unknown>[];
   items: ItemOutcome[];
+  /** Failure categories issued by this batch, per tenant: persisted before the calls that use them. */
+  createdCategories: Record<string, RegisteredCategory[]>;
 }
 
 const parseArray = (text: string): Record<string, unknown>[] => {
@@ -305,8 +310,14 @@ function conversationRow(item: WorkItem, s: ConversationSnapshot, a: Conversatio
 }
 
 /** Analyzes a batch: every conversation, every analyzer, one set of rows per table. */
-export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => AnalysisEnv = () => ({})): WorkOutput {
+export function runAnalysisWork(input: WorkInput): WorkOutput {
   const { version } = input;
+  const registries = new Map<string, CategoryRegistry>();
+  const registryOf = (tenant: string) => {
+    let r = registries.get(tenant);
+    if (!r) registries.set(tenant, (r = createCategoryRegistry(input.categories?.[tenant] ?? [], { tenantSeed: tenant })));
+    return r;
+  };
   const versionOf = (name: string) => FRAMEWORK_ANALYZERS.find((a) => a.name === name)?.version ?? 0;
   const tables: TableRows = {};
   const push = (table: string, rows: Record<string, unknown>[]) => {
@@ -317,7 +328,7 @@ export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => Ana
   const items: ItemOutcome[] = [];
   for (const item of input.items) {
     const s = snapshotOf(item);
-    const { analysis, outcomes } = analyzeSnapshot(s, env(item.tenantId));
+    const { analysis, outcomes } = analyzeSnapshot(s, { categories: registryOf(item.tenantId) });
     const ok = new Map(outcomes.map((o) => [o.name, o.ok]));
     const previous = new Map(item.state.map((st) => [st.analyzer, st]));
     const previousKeys: Record<string, string[]> = Object.fromEntries(item.state.map((st) => [st.analyzer, st.item_keys ?? []]));
@@ -358,5 +369,10 @@ export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => Ana
     const previousAttempts: Record<string, number> = Object.fromEntries(item.state.map((st) => [st.analyzer, Number(st.attempts) || 0]));
     items.push({ tenantId: s.tenantId, conversationId: s.conversationId, outcomes: all, keys, previousKeys, messageCount: s.messages.length, previousAttempts });
   }
-  return { tables, toolGroups: [...toolGroups.values()], toolState, items };
+  const createdCategories: Record<string, RegisteredCategory[]> = {};
+  for (const [tenant, r] of registries) {
+    const created = r.created();
+    if (created.length) createdCategories[tenant] = created;
+  }
+  return { tables, toolGroups: [...toolGroups.values()], toolState, items, createdCategories };
 }

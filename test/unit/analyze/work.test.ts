@@ -57,7 +57,8 @@ test('an analyzer that throws is reported with its error, leaves its part empty,
     { messageId: 'a', role: 'assistant', content: '', blocks: [{ type: 'tool_use', tool_use_id: 'k', tool_name: 'Bash', input: {} }], tsMs: T0, threadId: '' },
     { messageId: 'b', role: 'user', content: '', blocks: [{ type: 'tool_result', tool_use_id: 'k', content: 'Error: boom', is_error: true }], tsMs: T0 + 1, threadId: '' },
   ] });
-  const { analysis, outcomes } = analyzeSnapshot(s, { categories: { assign: () => { throw new RangeError('registry exploded'); } } });
+  const exploding = { assign: () => { throw new RangeError('registry exploded'); }, created: () => [], all: () => [] };
+  const { analysis, outcomes } = analyzeSnapshot(s, { categories: exploding });
   const tc = outcomes.find((o) => o.name === 'tool-calls')!;
   assert.equal([tc.ok, tc.error], [false, 'RangeError: registry exploded']);
   assert.equal(analysis.tool_calls, []);
