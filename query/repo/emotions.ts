@@ -32,7 +32,7 @@ interface PageRow {
 }
 
 interface AggregateRow {
-  dim: 'signal' | 'family' | 'total' | 'frustrations';
+  dim: 'signal' | 'family' | 'frustrations';
   family: EmotionFamily;
   signal: string;
   n: number | string;
@@ -74,6 +74,7 @@ export function createEmotionsRepo(store: Store) {
       ]);
       const of = (dim: AggregateRow['dim']) => aggregates.filter((a) => a.dim === dim);
       const fr = of('frustrations')[0];
+      const byFamily = of('family').map((a) => ({ family: a.family, count: Number(a.n), conversations: Number(a.conversations) }));
       return {
         detections: page.map((r) => ({
           conversation_id: r.conversation_id,
@@ -89,10 +90,8 @@ export function createEmotionsRepo(store: Store) {
           quotes: r.quotes ?? [],
         })),
         aggregates: {
-          total: Number(of('total')[0]?.n ?? 0),
-          by_family: of('family')
-            .map((a) => ({ family: a.family, count: Number(a.n), conversations: Number(a.conversations) }))
-            .sort(byCountThenName((x) => x.family)),
+          total: byFamily.reduce((sum, x) => sum + x.count, 0),
+          by_family: byFamily.sort(byCountThenName((x) => x.family)),
           by_signal: of('signal')
             .map((a) => ({ family: a.family, signal: a.signal, count: Number(a.n) }))
             .sort(byCountThenName((x) => x.signal)),
