@@ -4,33 +4,24 @@
 -- drops the rows of groups without failures any more), joined with the workspace's category registry
 -- (tool_failure_categories) for label, family, cause and hint. Window: whole UTC days from the day
 -- of {since_ms}, as query-tool-failures-stats.sql. Distinct conversations merge the per-day
--- uniqExact states (exact across days and tools). Every category of the window comes back (the
--- caller lists the first ones and sums all of them per family); a category missing from the
+-- uniqExact states (exact across days and tools; the merge is most of the cost). Tools: failures
+-- summed per tool name (sumMap), most first, then name. Every category of the window comes back
+-- (the caller lists the first ones and sums all of them per family); a category missing from the
 -- registry answers with empty texts and family 'other'.
-WITH per_tool AS (
+WITH per_category AS (
     SELECT
         category_id,
-        tool_name,
-        sum(failures) AS tool_failures,
-        max(last_seen) AS tool_last_seen,
-        argMax(example_error, last_seen) AS tool_example,
-        uniqExactMergeState(failed_conversations) AS tool_conversations
+        sum(failures) AS category_failures,
+        uniqExactMerge(failed_conversations) AS category_conversations,
+        sumMap([tool_name], [failures]) AS per_tool,
+        arrayMap(x -> x.2, arraySort(x -> (-toInt64(x.1), x.2), arrayZip(per_tool.2, per_tool.1))) AS category_tools,
+        max(last_seen) AS category_last_seen,
+        argMax(example_error, last_seen) AS category_example
     FROM {{db}}.tool_categories_daily FINAL
     WHERE tenant_id = {tenant:String}
       AND day >= toDate(fromUnixTimestamp64Milli({since_ms:Int64}, 'UTC'))
       AND ({environment:String} = 'all' OR environment = {environment:String})
       AND ({tool:String} = '' OR tool_name = {tool:String})
-    GROUP BY category_id, tool_name
-),
-per_category AS (
-    SELECT
-        category_id,
-        sum(tool_failures) AS failures,
-        uniqExactMerge(tool_conversations) AS conversations,
-        arrayMap(x -> x.2, arraySort(x -> (-toInt64(x.1), x.2), groupArray((tool_failures, tool_name)))) AS tools,
-        max(tool_last_seen) AS last_seen,
-        argMax(tool_example, tool_last_seen) AS example_error
-    FROM per_tool
     GROUP BY category_id
 ),
 registry AS (
@@ -44,11 +35,11 @@ SELECT
     if(r.family = '', 'other', r.family) AS family,
     r.likely_cause AS likely_cause,
     r.action_hint AS action_hint,
-    c.failures AS failures,
-    c.conversations AS conversations,
-    c.tools AS tools,
-    c.last_seen AS last_seen,
-    c.example_error AS example_error
+    c.category_failures AS failures,
+    c.category_conversations AS conversations,
+    c.category_tools AS tools,
+    c.category_last_seen AS last_seen,
+    c.category_example AS example_error
 FROM per_category AS c
 LEFT JOIN registry AS r ON r.category_id = c.category_id
 WHERE {family:String} = '' OR if(r.family = '', 'other', r.family) = {family:String}
