@@ -88,8 +88,11 @@ export function cutAtWord(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   if (t.length <= max) return t;
   if (max <= 1) return '';
-  const room = t.slice(0, max - 1);
-  const lastSpace = room.lastIndexOf(' ');
-  const cut = (lastSpace > max * 0.4 ? room.slice(0, lastSpace) : room).replace(/[\s,;:.\-–—(]+$/, '');
-  return cut + '…';
+  // the last word boundary that leaves room for the ellipsis; never inside a word
+  let cut = max - 1;
+  while (cut > 0 && isWordChar(t[cut - 1]!) && isWordChar(t[cut]!)) cut--;
+  const head = t.slice(0, cut).replace(/[\s,;:.\-–—(]+$/, '');
+  return head ? head + '…' : '';
 }
+
+const isWordChar = (c: string) => /[\p{L}\p{N}_'’]/u.test(c);
