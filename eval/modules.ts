@@ -2,5 +2,6 @@
 import type { EvalModule } from './lib/report.js';
 import { segmentsEval } from './segments/index.js';
 import { summaryEval } from './summary/index.js';
+import { lazinessEval } from './laziness/index.js';
 
-export const modules: EvalModule[] = [segmentsEval, summaryEval];
+export const modules: EvalModule[] = [segmentsEval, summaryEval, lazinessEval];
