@@ -105,11 +105,22 @@ export function checkAction(ctx: Context, m: SnapshotMessage, claim: Claim, sinc
   return check;
 }
 
+/** The file a call writes: a path-like field of its input (or a path in its shell command). */
+function writtenPath(c: SnapshotToolCall): string {
+  try {
+    const input = JSON.parse(c.input) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(input)) if (typeof v === 'string' && /path|file|filename|target|dest/i.test(k)) return v.toLowerCase();
+  } catch {
+    // an input cut at the storage cap: fall back to the command
+  }
+  return c.command.toLowerCase();
+}
+
 export function checkFile(ctx: Context, m: SnapshotMessage, claim: Claim): Check {
   const file = /[\w./-]*[\w-]+\.[a-z]{1,6}\b/i.exec(claim.text.replace(/`/g, ''))?.[0];
   if (!file) return UNVERIFIED;
   const base = file.split('/').pop()!.toLowerCase();
-  const calls = callsBefore(ctx, m).filter((c) => c.effectClass === 'write' && c.input.toLowerCase().includes(base));
+  const calls = callsBefore(ctx, m).filter((c) => c.effectClass === 'write' && writtenPath(c).endsWith(base));
   return byLatest(calls, base);
 }
 
@@ -159,7 +170,7 @@ export function checkEnums(ctx: Context, sentence: string, result: ParsedResult 
     if (ok.length === 0) {
       const actual = [...have].filter((v) => values.has(v));
       if (actual.length === 0) continue;
-      return { verdict: 'contradicted', call: result.call, quote: snippet(result.text, `"${key}": "${actual[0]}"`) || `${key}: ${actual.join(', ')}` };
+      return { verdict: 'contradicted', call: result.call, quote: snippet(result.text, `"${key}": "${actual[0]}"`) };
     }
     agreed ||= ok[0]!;
   }
@@ -194,7 +205,7 @@ export function checkMoney(ctx: Context, m: SnapshotMessage, sentence: string, a
   return UNVERIFIED;
 }
 
-/** Identifiers stated as "the id" must come from somewhere: a result, an input or the person. */
+/** An id stated as "the id" is verified by a result showing it, contradicted when nothing before it (result, input, person) ever named it. */
 export function checkIds(ctx: Context, m: SnapshotMessage, sentence: string, known: ReadonlySet<string>): Check {
   // the id must be what the sentence states ("your reservation ID is X", "confirmation: X")
   const stated = /\b(?:id|number|code|confirmation|reference)\b[^.\n]{0,20}?(?:\bis\b|:)\s*\**\s*([A-Za-z0-9][A-Za-z0-9_-]{4,15})\b/i.exec(sentence);
@@ -202,8 +213,9 @@ export function checkIds(ctx: Context, m: SnapshotMessage, sentence: string, kno
   const id = stated[1]!;
   if (!/\d/.test(id) && !/^[A-Z]{5,}$/.test(id)) return UNVERIFIED;
   const results = callsBefore(ctx, m);
-  const from = results.filter((c) => c.resultText.includes(id) || c.input.includes(id)).pop();
-  if (from) return { verdict: 'verified', call: from, quote: snippet(from.resultText || from.input, id) };
-  if (!known.has(id)) return { verdict: 'contradicted', call: results[results.length - 1] ?? null, quote: `${id} appears in no tool result, input or message before this one` };
+  const from = results.filter((c) => c.resultText.includes(id)).pop();
+  if (from) return { verdict: 'verified', call: from, quote: snippet(from.resultText, id) };
+  // the evidence is an absence: no recorded result to cite
+  if (!known.has(id)) return { verdict: 'contradicted', call: null, quote: '' };
   return UNVERIFIED;
 }
