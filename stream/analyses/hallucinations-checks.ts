@@ -6,7 +6,7 @@
  */
 import type { ConversationSnapshot, SnapshotMessage, SnapshotToolCall } from './types.js';
 import type { Claim } from './hallucinations-claims.js';
-import { mentionedValues, moneyIn, type ParsedResult } from './hallucinations-values.js';
+import { mentionedValues, moneyIn, normalizeForValues, type ParsedResult, type VocabularyValue } from './hallucinations-values.js';
 import { contentTerms, stem, STOPWORDS, words } from './text/tokens.js';
 
 export type Verdict = 'contradicted' | 'verified' | 'unverified';
@@ -58,15 +58,23 @@ const PAYMENT_VERB = /\b(?:processed|charged|paid|refunded|credited|debited|bill
 const TOTAL_WORDS = /\b(?:total|sum|overall|altogether|combined|difference|saved|remaining|balance|per passenger|each|previously)\b/i;
 const GENERIC_ERROR_WORDS = new Set(['error', 'issue', 'problem', 'fail', 'failed', 'unable', 'still', 'seem', 'system', 'encounter', 'available', 'not']);
 
+/** Calls a claim is checked against: the latest ones only, so long conversations stay linear. */
+export const MAX_LOOKBACK_CALLS = 200;
+
 export interface Context {
   s: ConversationSnapshot;
-  parsed: Map<SnapshotToolCall, ParsedResult>;
-  vocab: Map<string, Set<string>>;
+  /** A call's result as numbers and fields (parsed on first use). */
+  parsed(c: SnapshotToolCall): ParsedResult;
+  /** Enumeration-like fields of the conversation's results and inputs (built on first use). */
+  vocab(): Map<string, VocabularyValue[]>;
+  /** Per thread, the calls whose result was recorded before the current message, in order. */
+  done: Map<string, SnapshotToolCall[]>;
 }
 
-/** Calls of the message's thread whose result was recorded before the message. */
-function callsBefore(ctx: Context, m: SnapshotMessage): SnapshotToolCall[] {
-  return ctx.s.toolCalls.filter((c) => c.messageIndex !== null && c.resultIndex !== null && c.resultIndex < m.index && ctx.s.messages[c.messageIndex]!.threadId === m.threadId);
+/** Calls of the message's thread whose result was recorded before the message (the latest 200). */
+export function callsBefore(ctx: Context, m: SnapshotMessage): SnapshotToolCall[] {
+  const all = ctx.done.get(m.threadId) ?? [];
+  return all.length > MAX_LOOKBACK_CALLS ? all.slice(-MAX_LOOKBACK_CALLS) : all;
 }
 
 const snippet = (text: string, needle: string) => {
@@ -161,14 +169,15 @@ export function checkNothing(ctx: Context, m: SnapshotMessage, since: number): C
 export function checkEnums(ctx: Context, sentence: string, result: ParsedResult | undefined): Check {
   if (!result) return UNVERIFIED;
   let agreed = '';
-  for (const [key, values] of ctx.vocab) {
+  const normalized = normalizeForValues(sentence);
+  for (const [key, values] of ctx.vocab()) {
     const have = result.fields.get(key);
     if (!have) continue;
-    const named = mentionedValues(sentence, values);
+    const named = mentionedValues(normalized, values);
     if (named.size === 0) continue;
     const ok = [...named].filter((v) => have.has(v));
     if (ok.length === 0) {
-      const actual = [...have].filter((v) => values.has(v));
+      const actual = [...have].filter((v) => values.some((x) => x.value === v));
       if (actual.length === 0) continue;
       return { verdict: 'contradicted', call: result.call, quote: snippet(result.text, `"${key}": "${actual[0]}"`) };
     }
@@ -186,7 +195,7 @@ export function checkEnums(ctx: Context, sentence: string, result: ParsedResult 
 export function checkMoney(ctx: Context, m: SnapshotMessage, sentence: string, action: ParsedResult | undefined, personNumbers: ReadonlySet<number>): Check {
   const amounts = moneyIn(sentence);
   if (amounts.length === 0) return UNVERIFIED;
-  const before = callsBefore(ctx, m).map((c) => ctx.parsed.get(c)!);
+  const before = callsBefore(ctx, m).map((c) => ctx.parsed(c));
   const inWrites = (n: number) => before.some((p) => p.call.effectClass !== 'read' && p.call.effectClass !== 'compute' && p.call.success === true && p.amounts.has(n));
   if (action && PAYMENT_VERB.test(sentence) && !TOTAL_WORDS.test(sentence) && action.amounts.size > 0) {
     const missing = amounts.filter((n) => !inWrites(n));
@@ -206,7 +215,17 @@ export function checkMoney(ctx: Context, m: SnapshotMessage, sentence: string, a
 }
 
 /** An id stated as "the id" is verified by a result showing it, contradicted when nothing before it (result, input, person) ever named it. */
-export function checkIds(ctx: Context, m: SnapshotMessage, sentence: string, known: ReadonlySet<string>): Check {
+/** Whether anything but the agent's own words named `id` before message `m`. */
+function namedBefore(ctx: Context, m: SnapshotMessage, id: string): boolean {
+  for (let i = 0; i < m.index; i++) {
+    const x = ctx.s.messages[i]!;
+    if (x.role !== 'assistant' && x.text.includes(id)) return true;
+  }
+  for (const calls of ctx.done.values()) if (calls.some((c) => c.input.includes(id) || c.resultText.includes(id))) return true;
+  return false;
+}
+
+export function checkIds(ctx: Context, m: SnapshotMessage, sentence: string): Check {
   // the id must be what the sentence states ("your reservation ID is X", "confirmation: X")
   const stated = /\b(?:id|number|code|confirmation|reference)\b[^.\n]{0,20}?(?:\bis\b|:)\s*\**\s*([A-Za-z0-9][A-Za-z0-9_-]{4,15})\b/i.exec(sentence);
   if (!stated) return UNVERIFIED;
@@ -216,6 +235,6 @@ export function checkIds(ctx: Context, m: SnapshotMessage, sentence: string, kno
   const from = results.filter((c) => c.resultText.includes(id)).pop();
   if (from) return { verdict: 'verified', call: from, quote: snippet(from.resultText, id) };
   // the evidence is an absence: no recorded result to cite
-  if (!known.has(id)) return { verdict: 'contradicted', call: null, quote: '' };
+  if (!namedBefore(ctx, m, id)) return { verdict: 'contradicted', call: null, quote: '' };
   return UNVERIFIED;
 }

@@ -33,11 +33,24 @@ const ACTION_VERBS: Record<string, string> = {
 
 const VERB_ALT = Object.keys(ACTION_VERBS).join('|');
 
-/** "has been cancelled", "was successfully booked", "is now updated", "I have sent", "I've added". */
-const ACTION = new RegExp(
-  String.raw`\b(?:has|have|had) (?:now |just |also |already )?(?:been )?(?:successfully |fully )?(${VERB_ALT})\b|\b(?:was|were|is|are|got) (?:now |just |also |already )?(?:successfully |fully )?(${VERB_ALT})\b|\b(?:i|we)(?:'ve| have)? (?:now |just |also |already )?(?:successfully )?(${VERB_ALT})\b|\bsuccessfully (${VERB_ALT})\b|\b(?:will be|is being) (processed|refunded|credited|charged|returned)\b`,
-  'i',
-);
+/** A past-tense action verb of the list; whether it is asserted is read from the words before it. */
+const ACTION_VERB = new RegExp(String.raw`\b(${VERB_ALT})\b`, 'gi');
+/** What must precede the verb: "has been", "was successfully", "is now", "I have", "we", "successfully". */
+const ACTION_LEAD = /(?:\b(?:has|have|had) (?:now |just |also |already )?(?:been )?(?:successfully |fully )?|\b(?:was|were|is|are|got) (?:now |just |also |already )?(?:successfully |fully )?|\b(?:i|we)(?:'ve| have)? (?:now |just |also |already )?(?:successfully )?|\bsuccessfully )$/i;
+/** A refund or charge stated as committed in the future tense. */
+const ACTION_FUTURE = /\b(?:will be|is being) (processed|refunded|credited|charged|returned)\b/gi;
+
+/** Asserted action verbs of a text with their offsets, and the verb found. */
+function actionHits(text: string): Array<{ index: number; verb: string }> {
+  const out: Array<{ index: number; verb: string }> = [];
+  ACTION_VERB.lastIndex = 0;
+  for (let m = ACTION_VERB.exec(text); m; m = ACTION_VERB.exec(text)) {
+    if (ACTION_LEAD.test(text.slice(Math.max(0, m.index - 40), m.index))) out.push({ index: m.index, verb: m[1]!.toLowerCase() });
+  }
+  ACTION_FUTURE.lastIndex = 0;
+  for (let m = ACTION_FUTURE.exec(text); m; m = ACTION_FUTURE.exec(text)) out.push({ index: m.index, verb: m[1]!.toLowerCase() });
+  return out;
+}
 
 const FILE_TOKEN = String.raw`(?:\x60?[\w./-]*[\w-]+\.(?:[a-z]{1,6})\x60?|\x60[\w./-]+\x60)`;
 const FILE_WRITTEN = new RegExp(String.raw`\b(?:(?:i|we)(?:'ve| have)? (?:now |successfully |also )?(?:created|updated|written|wrote|modified|edited|added|saved)\b[^.!?\n]{0,40}${FILE_TOKEN}|${FILE_TOKEN}[^.!?\n]{0,30}\b(?:has|have) been (?:successfully )?(?:created|updated|written|modified|edited|saved)\b)`, 'i');
@@ -56,43 +69,101 @@ const NEGATED = /\b(?:not|n't|never|no longer) (?:yet )?(?:been )?(?:successfull
 
 const MAX_TEXT = 240;
 
-/** The claims of one agent message, at most one per sentence (the most specific type wins). */
+/** Statements worth checking without a claim verb: about the person's present state, or stating an id. */
+const STATEMENT_HINT = /\b(?:your|you are|you're|you have|currently|at the moment|right now)\b|\b(?:id|number|code|confirmation|reference)\b[^.\n]{0,20}?(?:\bis\b|:)/i;
+
+/** Cheap test for sentences that could hold any claim at all. */
+const ANY_HINT = /\d|[$€£]|ed\b|\bnot\b|n't\b|\bno\b|unable|success|pass|green|build|compil|error|issue|problem|fail|sent|wrote|made|\bset\b|paid|your|you are|currently|\bid\b|number|code|confirmation/i;
+
+const global = (re: RegExp) => new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
+/** Each detector with a cheap keyword test that must pass before the full pattern runs. */
+const DETECTORS: Array<[Exclude<keyof Marks, 'action'>, RegExp, RegExp]> = [
+  ['failure', /not|unavail|insufficient|fail|error|declin|reject|denied|cannot|could|issue|problem/i, global(FAILURE)],
+  ['nothing', /\bno\b|find any/i, global(NOTHING)],
+  ['tests', /test/i, global(TESTS_PASS)],
+  ['build', /build|compil|type ?check/i, global(BUILD_OK)],
+  // a file-like token first ("config.yaml"): the full pattern is costly
+  ['file', /[\w-]\.[a-z]{1,6}\b/, global(FILE_WRITTEN)],
+  ['command', /successfully|command|exited/i, global(COMMAND_OK)],
+  ['money', /[$€£]|dollar|usd|eur/i, global(MONEY)],
+];
+
+interface Marks {
+  failure?: true;
+  nothing?: true;
+  tests?: true;
+  build?: true;
+  file?: true;
+  command?: true;
+  action?: string;
+  money?: true;
+}
+
+/**
+ * The claims of one agent message, at most one per sentence (the most specific type wins). Each
+ * pattern runs once over the whole message; its matches are assigned to sentences.
+ */
 export function extractClaims(text: string): Claim[] {
   const masked = maskQuoted(text);
+  if (!ANY_HINT.test(masked)) return [];
+  const spans = sentenceSpans(masked);
+  const marks: Marks[] = spans.map(() => ({}));
+  const sentenceOf = (at: number) => {
+    let lo = 0;
+    let hi = spans.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (spans[mid]!.end <= at) lo = mid + 1;
+      else if (spans[mid]!.start > at) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  };
+  for (const [name, hint, re] of DETECTORS) {
+    if (!hint.test(masked)) continue;
+    re.lastIndex = 0;
+    for (let hit = re.exec(masked); hit; hit = re.exec(masked)) {
+      const k = sentenceOf(hit.index);
+      if (k >= 0) {
+        const mk = marks[k]!;
+        mk[name] = true as never;
+      }
+      if (hit[0].length === 0) re.lastIndex++;
+    }
+  }
+  for (const a of actionHits(masked)) {
+    const k = sentenceOf(a.index);
+    if (k >= 0) marks[k]!.action ??= a.verb;
+  }
+  // in a message reporting an action, any statement may name a value of the action's result
+  const reportsAction = marks.some((mk) => mk.action || mk.file);
   const out: Claim[] = [];
-  for (const sp of sentenceSpans(masked)) {
+  spans.forEach((sp, k) => {
     const s = masked.slice(sp.start, sp.end);
-    if (s.length < 8) continue;
+    if (s.length < 8) return;
+    const mk = marks[k]!;
     const original = text.slice(sp.start, sp.end);
     const claim = (type: ClaimType, action?: string): Claim => ({ type, text: original.slice(0, MAX_TEXT).trim(), start: sp.start, ...(action ? { action } : {}) });
     // errors and empty results are reported facts even when phrased negatively
-    if (FAILURE.test(s) && !/\?\s*$/.test(s) && !/^\W*(?:if|once|when|unless)\b/i.test(s)) {
-      out.push(claim('failure_reported'));
-      continue;
+    if (mk.failure && !/\?\s*$/.test(s) && !/^\W*(?:if|once|when|unless)\b/i.test(s)) return void out.push(claim('failure_reported'));
+    const hasClaim = mk.nothing || mk.tests || mk.build || mk.file || mk.command || mk.action || mk.money;
+    if (!hasClaim && !reportsAction && !STATEMENT_HINT.test(s)) return;
+    const assertive = !NOT_ASSERTIVE.test(s);
+    if (mk.nothing && assertive) return void out.push(claim('nothing_found'));
+    if (!assertive && !/\bwill be (?:processed|refunded|credited|charged|returned)\b/i.test(s)) return;
+    if (NEGATED.test(s) && !mk.money) return;
+    if (mk.tests) out.push(claim('tests_pass'));
+    else if (mk.build) out.push(claim('build_succeeded'));
+    else if (mk.file) out.push(claim('file_written'));
+    else if (mk.command) out.push(claim('command_succeeded'));
+    else if (mk.action) {
+      const family = ACTION_VERBS[mk.action] ?? 'refund';
+      out.push(claim(family === 'send' ? 'sent' : 'action_done', family));
+    } else if (mk.money || (VALUE_CUE.test(s) && /\b[A-Z0-9]{5,}\b/.test(s) && /\d/.test(s))) out.push(claim('value_is'));
+    else if (/\b(?:is|are|was|were|has|have)\b/i.test(s) && !/\b(?:will|would|can|could|may|might|unless)\b/i.test(s)) {
+      // a plain statement: a claim only if a recorded value speaks to it (checked later)
+      out.push(claim('statement'));
     }
-    if (NOTHING.test(s) && !NOT_ASSERTIVE.test(s)) {
-      out.push(claim('nothing_found'));
-      continue;
-    }
-    if (NOT_ASSERTIVE.test(s) && !/\bwill be (?:processed|refunded|credited|charged|returned)\b/i.test(s)) continue;
-    if (NEGATED.test(s) && !MONEY.test(s)) continue;
-    if (TESTS_PASS.test(s)) out.push(claim('tests_pass'));
-    else if (BUILD_OK.test(s)) out.push(claim('build_succeeded'));
-    else if (FILE_WRITTEN.test(s)) out.push(claim('file_written'));
-    else if (COMMAND_OK.test(s)) out.push(claim('command_succeeded'));
-    else {
-      const a = ACTION.exec(s);
-      if (a) {
-        const verb = (a[1] ?? a[2] ?? a[3] ?? a[4] ?? a[5] ?? '').toLowerCase();
-        const family = ACTION_VERBS[verb] ?? 'refund';
-        out.push(claim(family === 'send' ? 'sent' : 'action_done', family));
-      } else if (MONEY.test(s) || (VALUE_CUE.test(s) && /\b[A-Z0-9]{5,}\b/.test(s) && /\d/.test(s))) {
-        out.push(claim('value_is'));
-      } else if (/\b(?:is|are|was|were|has|have)\b/i.test(s) && !/\b(?:will|would|can|could|may|might|unless)\b/i.test(s)) {
-        // a plain statement: a claim only if a recorded value speaks to it (checked later)
-        out.push(claim('statement'));
-      }
-    }
-  }
+  });
   return out;
 }

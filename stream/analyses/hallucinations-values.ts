@@ -38,7 +38,18 @@ export interface ParsedResult {
 }
 
 /** Keys whose numbers are money that moved (not prices of things). */
-const AMOUNT_KEY = /amount|paid|refund|charg|payment|credit|debit|total_paid/i;
+const AMOUNT_KEY_RE = /amount|paid|refund|charg|payment|credit|debit|total_paid/i;
+const amountKeys = new Map<string, boolean>();
+const AMOUNT_KEY = {
+  test(key: string): boolean {
+    let v = amountKeys.get(key);
+    if (v === undefined) {
+      if (amountKeys.size > 10_000) amountKeys.clear();
+      amountKeys.set(key, (v = AMOUNT_KEY_RE.test(key)));
+    }
+    return v;
+  },
+};
 
 function walk(v: unknown, fields: Map<string, Set<string>>, numbers: Set<number>, key: string, depth: number, amounts?: Set<number>): void {
   if (depth > 8) return;
@@ -53,7 +64,6 @@ function walk(v: unknown, fields: Map<string, Set<string>>, numbers: Set<number>
       if (!set) fields.set(key, (set = new Set()));
       set.add(v);
     }
-    for (const n of numbersIn(v)) numbers.add(n);
   } else if (Array.isArray(v)) for (const x of v) walk(x, fields, numbers, key, depth + 1, amounts);
   else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, fields, numbers, AMOUNT_KEY.test(key) && !AMOUNT_KEY.test(k) && typeof x === 'number' ? key : k, depth + 1, amounts);
 }
@@ -122,18 +132,36 @@ export function enumVocabulary(parsed: readonly ParsedResult[], inputs: readonly
 
 const phrase = (v: string) => v.replace(/[_-]+/g, ' ').toLowerCase();
 
+/** A vocabulary value and the pattern that finds it as whole words. */
+export interface VocabularyValue {
+  value: string;
+  re: RegExp;
+}
+
+/** Values of each key, longest phrase first, with their patterns compiled once. */
+export function compileVocabulary(vocab: Map<string, Set<string>>): Map<string, VocabularyValue[]> {
+  const out = new Map<string, VocabularyValue[]>();
+  for (const [k, vs] of vocab) {
+    const values = [...vs].sort((a, b) => phrase(b).length - phrase(a).length);
+    out.set(k, values.map((value) => ({ value, re: new RegExp(`[^a-z0-9]${phrase(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^a-z0-9]`) })));
+  }
+  return out;
+}
+
+/** Normalizes a sentence for value matching: lower case, underscores, stars and dashes as spaces. */
+export const normalizeForValues = (sentence: string) => ` ${sentence.toLowerCase().replace(/[_*-]+/g, ' ').replace(/\s+/g, ' ')} `;
+
 /**
- * The vocabulary values a sentence names, longest first so "basic economy" is not also read as
- * "economy".
+ * The vocabulary values a (normalized) sentence names, longest first so "basic economy" is not
+ * also read as "economy".
  */
-export function mentionedValues(sentence: string, values: ReadonlySet<string>): Set<string> {
-  let s = ` ${sentence.toLowerCase().replace(/[_*-]+/g, ' ').replace(/\s+/g, ' ')} `;
+export function mentionedValues(normalized: string, values: readonly VocabularyValue[]): Set<string> {
+  let s = normalized;
   const found = new Set<string>();
-  for (const v of [...values].sort((a, b) => phrase(b).length - phrase(a).length)) {
-    const re = new RegExp(`[^a-z0-9]${phrase(v).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^a-z0-9]`);
-    if (re.test(s)) {
-      found.add(v);
-      s = s.replace(re, ' # ');
+  for (const v of values) {
+    if (v.re.test(s)) {
+      found.add(v.value);
+      s = s.replace(v.re, ' # ');
     }
   }
   return found;

@@ -31,13 +31,14 @@ import {
   checkMoney,
   checkNothing,
   checkRun,
+  callsBefore,
   TEST_CALL,
   UNVERIFIED,
   type Check,
   type Context,
 } from './hallucinations-checks.js';
-import { enumVocabulary, numbersIn, parseResult, type ParsedResult } from './hallucinations-values.js';
-import type { ConversationSnapshot, HallucinationFinding, HallucinationStats, SnapshotMessage } from './types.js';
+import { compileVocabulary, enumVocabulary, numbersIn, parseResult, type ParsedResult, type VocabularyValue } from './hallucinations-values.js';
+import type { ConversationSnapshot, HallucinationFinding, HallucinationStats, SnapshotMessage, SnapshotToolCall } from './types.js';
 import { isHumanTurn } from './text/turns.js';
 
 export const HALLUCINATIONS_VERSION = 1;
@@ -53,9 +54,14 @@ const ABOUT_CURRENT_STATE = /\b(?:your|you are|you're|you have|currently|at the 
 /** A plain statement that a recorded value spoke to is a value claim. */
 const claimType = (c: Claim): string => (c.type === 'statement' ? 'value_is' : c.type);
 
-/** Tokens an identifier could have been copied from: results, inputs, the person's and system text (not the agent's own words). */
-function addIdTokens(known: Set<string>, text: string): void {
-  for (const m of text.matchAll(/[A-Za-z0-9][A-Za-z0-9_-]{4,}/g)) known.add(m[0]);
+/** The latest successful result of the thread with fields (a JSON record), if any. */
+function latestRecord(ctx: Context, m: SnapshotMessage): ParsedResult | undefined {
+  const calls = callsBefore(ctx, m);
+  for (let i = calls.length - 1; i >= Math.max(0, calls.length - 20); i--) {
+    const p = ctx.parsed(calls[i]!);
+    if (p.call.success && p.fields.size) return p;
+  }
+  return undefined;
 }
 
 function checkClaim(ctx: Context, m: SnapshotMessage, claim: Claim, state: MessageState): Check {
@@ -65,7 +71,7 @@ function checkClaim(ctx: Context, m: SnapshotMessage, claim: Claim, state: Messa
     case 'sent': {
       const c = checkAction(ctx, m, claim, state.since);
       checks.push(c);
-      if (c.verdict !== 'unverified' && c.call?.success) state.action = ctx.parsed.get(c.call);
+      if (c.verdict !== 'unverified' && c.call?.success) state.action = ctx.parsed(c.call);
       break;
     }
     case 'file_written':
@@ -94,11 +100,11 @@ function checkClaim(ctx: Context, m: SnapshotMessage, claim: Claim, state: Messa
   // sentence are too varied for a missing match to mean a contradiction)
   if (state.action) checks.push(checkEnums(ctx, claim.text, state.action));
   else if (ABOUT_CURRENT_STATE.test(claim.text)) {
-    const c = checkEnums(ctx, claim.text, state.latestWithFields);
+    const c = checkEnums(ctx, claim.text, latestRecord(ctx, m));
     if (c.verdict === 'verified') checks.push(c);
   }
   checks.push(checkMoney(ctx, m, claim.text, state.action, state.personNumbers));
-  checks.push(checkIds(ctx, m, claim.text, state.known));
+  checks.push(checkIds(ctx, m, claim.text));
   return combine(checks);
 }
 
@@ -107,38 +113,34 @@ interface MessageState {
   since: number;
   /** The action result a message reports (set by its first verified action claim). */
   action: ParsedResult | undefined;
-  latestWithFields: ParsedResult | undefined;
   personNumbers: Set<number>;
-  known: Set<string>;
 }
 
 export function detectHallucinations(s: ConversationSnapshot): { findings: HallucinationFinding[]; stats: HallucinationStats } {
-  const parsed = new Map(s.toolCalls.map((c) => [c, parseResult(c)] as const));
-  const ctx: Context = { s, parsed, vocab: enumVocabulary([...parsed.values()], s.toolCalls.map((c) => c.input)) };
+  const cache = new Map<SnapshotToolCall, ParsedResult>();
+  const parsed = (c: SnapshotToolCall) => {
+    let p = cache.get(c);
+    if (!p) cache.set(c, (p = parseResult(c)));
+    return p;
+  };
+  let vocab: Map<string, VocabularyValue[]> | undefined;
+  const done = new Map<string, SnapshotToolCall[]>();
+  const ctx: Context = { s, parsed, vocab: () => (vocab ??= compileVocabulary(enumVocabulary(s.toolCalls.map(parsed), s.toolCalls.map((c) => c.input)))), done };
   const findings: HallucinationFinding[] = [];
   const stats: HallucinationStats = { claims: 0, verified: 0, contradicted: 0, unverified: 0 };
   const personNumbers = new Set<number>();
-  const known = new Set<string>();
   const since = new Map<string, number>();
-  // results by the message that holds them, to keep "the latest result with fields" in order
-  const resultsAt = new Map<number, ParsedResult[]>();
-  for (const p of parsed.values()) if (p.call.resultIndex !== null) resultsAt.set(p.call.resultIndex, [...(resultsAt.get(p.call.resultIndex) ?? []), p]);
-  let latestWithFields: ParsedResult | undefined;
+  // calls by the message holding their result: they become evidence once that message is passed
+  const resultsAt = new Map<number, SnapshotToolCall[]>();
+  for (const c of s.toolCalls) {
+    if (c.resultIndex === null || c.messageIndex === null) continue;
+    const list = resultsAt.get(c.resultIndex);
+    if (list) list.push(c);
+    else resultsAt.set(c.resultIndex, [c]);
+  }
   for (const m of s.messages) {
-    for (const p of resultsAt.get(m.index) ?? []) {
-      addIdTokens(known, `${p.text} ${p.call.input}`);
-      if (p.call.success && p.fields.size) latestWithFields = p;
-    }
-    if (m.role !== 'assistant') {
-      if (m.text.trim()) {
-        addIdTokens(known, m.text);
-        if (isHumanTurn(m) || (m.role === 'user' && m.threadId !== '')) since.set(m.threadId, m.index);
-        if (m.role === 'user') for (const n of numbersIn(m.text)) personNumbers.add(n);
-      }
-      continue;
-    }
-    if (m.text.trim()) {
-      const state: MessageState = { since: since.get(m.threadId) ?? 0, action: undefined, latestWithFields, personNumbers, known };
+    if (m.role === 'assistant' && m.text.trim()) {
+      const state: MessageState = { since: since.get(m.threadId) ?? 0, action: undefined, personNumbers };
       for (const claim of extractClaims(m.text)) {
         const check = checkClaim(ctx, m, claim, state);
         // a plain statement is a claim only when a recorded value spoke to it
@@ -154,6 +156,15 @@ export function detectHallucinations(s: ConversationSnapshot): { findings: Hallu
           evidence: { message_index: check.call?.resultIndex ?? null, tool_use_id: check.call?.key ?? null, quote: check.quote },
         });
       }
+    } else if (m.role !== 'assistant' && m.text.trim()) {
+      if (isHumanTurn(m) || (m.role === 'user' && m.threadId !== '')) since.set(m.threadId, m.index);
+      if (m.role === 'user') for (const n of numbersIn(m.text)) personNumbers.add(n);
+    }
+    for (const c of resultsAt.get(m.index) ?? []) {
+      const thread = s.messages[c.messageIndex!]!.threadId;
+      const list = done.get(thread);
+      if (list) list.push(c);
+      else done.set(thread, [c]);
     }
   }
   return { findings, stats };

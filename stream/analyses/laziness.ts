@@ -71,9 +71,11 @@ interface ThreadState {
   askedTests: boolean;
   /** Some request of the thread asked for placeholders, stubs or skipped tests. */
   askedPlaceholders: boolean;
+  /** The current request asks the agent for work and carries no evidence of its own. */
+  workRequest: boolean;
 }
 
-const newThread = (): ThreadState => ({ request: '', pasted: new Set(), calls: 0, testCalls: 0, askedTests: false, askedPlaceholders: false });
+const newThread = (): ThreadState => ({ request: '', pasted: new Set(), calls: 0, testCalls: 0, askedTests: false, askedPlaceholders: false, workRequest: false });
 
 /** Code in the agent's prose is often an illustration, where eliding is normal. */
 const PROSE_CODE_CONFIDENCE = 0.4;
@@ -136,8 +138,16 @@ function proseConfidence(rule: PatternRule, t: ThreadState): number {
   return rule.confidence;
 }
 
+/** Words one of the prose rules needs; a message without any skips them all. */
+const PROSE_HINT = /exercise|stop (?:here|there|at)|brevity|short|omit|left out|truncat|elided|skipped|not shown|so on|so forth|same (?:pattern|approach|step|thing)|similarly|\bleav|\blet\b|need to|have to|you can|up to you|left to you|can'?t|cannot|unable|not able|later|follow-?up|n'?t|did not|have not|has not|could not|will not|without|skip|cut off|clipped|incomplete|too (?:long|large)/i;
+
 function checkProse(c: Collector, m: SnapshotMessage, t: ThreadState, canAct: boolean): void {
   const masked = maskQuoted(m.text);
+  if (PROSE_HINT.test(masked)) checkProseRules(c, m, t, masked);
+  checkCompletion(c, m, t, canAct, masked);
+}
+
+function checkProseRules(c: Collector, m: SnapshotMessage, t: ThreadState, masked: string): void {
   for (const rule of PROSE_RULES) {
     const hit = rule.re.exec(masked);
     if (!hit) continue;
@@ -146,8 +156,13 @@ function checkProse(c: Collector, m: SnapshotMessage, t: ThreadState, canAct: bo
     if (rule.pattern !== 'truncated_data' && isQuestionAt(m.text, hit.index)) continue;
     c.add(m.index, rule.pattern, proseConfidence(rule, t), quoteAt(m.text, hit.index, m.text.slice(hit.index, hit.index + hit[0].length)), rule.truncatedData ?? false);
   }
+}
+
+/** Completion claimed on a request for work, checked against what ran since the request. */
+function checkCompletion(c: Collector, m: SnapshotMessage, t: ThreadState, canAct: boolean, masked: string): void {
+  if (!canAct || !t.workRequest) return;
   const claim = COMPLETION_CLAIM.exec(masked);
-  if (!claim || !canAct || !CODE_REQUEST.test(t.request) || EVIDENCE_IN_REQUEST.test(t.request)) return;
+  if (!claim) return;
   if (isQuestionAt(m.text, claim.index) || isInstructionAt(m.text, claim.index)) return;
   const quote = quoteAt(m.text, claim.index, m.text.slice(claim.index, claim.index + claim[0].length));
   const aboutTests = /\btests?\b/i.test(claim[0]);
@@ -174,6 +189,7 @@ export function detectLaziness(s: ConversationSnapshot): LazinessDetection[] {
       t.calls = 0;
       t.testCalls = 0;
       t.askedTests = TEST_REQUEST.test(m.text);
+      t.workRequest = CODE_REQUEST.test(m.text) && !EVIDENCE_IN_REQUEST.test(m.text);
       t.askedPlaceholders ||= REQUESTED_PLACEHOLDER.test(m.text);
       for (const l of lines(m.text)) t.pasted.add(l);
     } else if (m.role === 'user' && isToolResultOnly(m)) {

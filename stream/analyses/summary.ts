@@ -45,7 +45,7 @@ const REQUEST_CUE = /\b(?:i'?d like|i would like|i want|i need|can you|could you
  * opening filler sentences ("I understand.", "Sure!") that carry fewer than two.
  */
 function leadingSentences(text: string, minTerms: number): string {
-  const spans = sentenceSpans(text);
+  const spans = [...sentenceSpans(text)];
   while (spans.length > 1 && contentTerms(text.slice(spans[0]!.start, spans[0]!.end)).length < 2) spans.shift();
   let out = '';
   for (const sp of spans) {
