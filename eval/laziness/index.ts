@@ -11,7 +11,7 @@ import type { ConversationSnapshot } from '../../stream/analyses/types.js';
 import { evalPath } from '../lib/data.js';
 import { confusion, prf } from '../lib/metrics.js';
 import type { EvalModule, EvalSection, EvalTable } from '../lib/report.js';
-import { findByQuote, loadConversation } from '../segments/load.js';
+import { loadConversation } from '../segments/load.js';
 import { generateLazySet } from './generator.js';
 
 const KEYWORDS = /TODO|placeholder|exercise/i;
@@ -117,11 +117,13 @@ async function realItems(): Promise<{ dev: Item[]; heldout: Item[]; missing: str
     const [from, to] = l.window ?? [0, s.messages.length - 1];
     const judged = new Map<number, string | null>();
     for (const m of s.messages) if (m.role === 'assistant' && m.text.trim() && m.index >= from && m.index <= to) judged.set(m.index, null);
-    for (const p of l.positives) {
-      const i = s.messages.findIndex((m) => m.role === 'assistant' && m.text.includes(p.quote));
-      if (i < 0 && findByQuote(s, p.quote) < 0) throw new Error(`laziness labels: quote not found in ${l.conversation}: ${p.quote}`);
-      judged.set(i, p.family);
+    const positions = l.positives.map((p) => s.messages.findIndex((m) => m.role === 'assistant' && m.text.includes(p.quote)));
+    // a converter that renders the text differently: the session is reported, not guessed
+    if (positions.includes(-1)) {
+      out.missing.push(`${l.conversation} (a labeled message no longer matches)`);
+      continue;
     }
+    l.positives.forEach((p, k) => judged.set(positions[k]!, p.family));
     // a window's conversation-level truth is about the window only
     const windowOnly = { ...s, messages: s.messages.slice(0, to + 1) };
     out[l.split].push({ s: windowOnly, judged, lazy: l.positives.some((p) => p.family !== 'truncated_data') });
