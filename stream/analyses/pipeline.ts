@@ -5,6 +5,9 @@
  * error and leaves its part of the result empty, the others still run.
  */
 import { EMOTIONS_VERSION, detectEmotions } from './emotions.js';
+import { HALLUCINATIONS_VERSION, detectHallucinations } from './hallucinations.js';
+import { LAZINESS_VERSION, detectLaziness } from './laziness.js';
+import { SUMMARY_VERSION, summarize } from './summary.js';
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
 import { CATEGORIES_VERSION, categorizeCalls, createCategoryRegistry, type CategoryRegistry } from './tool-failure-categories.js';
 import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
@@ -44,6 +47,29 @@ export const STEPS: readonly Step[] = [
     version: SEGMENTS_VERSION,
     run(s, out) {
       out.segments = segmentConversation(s);
+    },
+  },
+  {
+    name: 'summary',
+    version: SUMMARY_VERSION,
+    run(s, out) {
+      out.summary = summarize(s, out.segments);
+    },
+  },
+  {
+    name: 'hallucinations',
+    version: HALLUCINATIONS_VERSION,
+    run(s, out) {
+      const { findings, stats } = detectHallucinations(s);
+      out.hallucinations = findings;
+      out.hallucination_stats = stats;
+    },
+  },
+  {
+    name: 'laziness',
+    version: LAZINESS_VERSION,
+    run(s, out) {
+      out.laziness = detectLaziness(s);
     },
   },
   {

@@ -32,7 +32,7 @@ export const FRAMEWORK_ANALYZERS: readonly FrameworkAnalyzer[] = [
     return { name: a.name, version: a.version, table, needs: [] };
   }),
   // the conversation's headline signals (frustrated / at risk, laziness, claim counts) from the analyses
-  { name: 'signals', version: 1, table: 'conversation_signals', needs: ['emotions'] },
+  { name: 'signals', version: 1, table: 'conversation_signals', needs: ['emotions', 'laziness', 'hallucinations'] },
   // the daily tool-failure rollup from the paired, categorized calls (stream/analyze/tool-failures.ts)
   { name: 'tool-failure-rollup', version: 2, table: 'tool_call_facts', needs: ['tool-calls'] },
   // the conversation row: counts and times, tool counts from the paired calls, the latest summary;

@@ -9,6 +9,7 @@ import type { ContentBlock } from '../../schemas/events.js';
 import { analyzeSnapshot, type AnalyzerOutcome } from '../analyses/pipeline.js';
 import { createCategoryRegistry, type CategoryRegistry, type RegisteredCategory } from '../analyses/tool-failure-categories.js';
 import { conversationFrustration, isFrustratedMessage } from '../analyses/emotions.js';
+import { countedDetections, isLazyConversation } from '../analyses/laziness.js';
 import { buildSnapshot, type StoredCall, type StoredMessage } from '../analyses/snapshot.js';
 import { isHumanTurn } from '../analyses/text/turns.js';
 import type { ConversationAnalysis, ConversationSnapshot, Role } from '../analyses/types.js';
@@ -271,8 +272,9 @@ function signalsRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnal
     max_risk: f.max_risk,
     frustrated_messages: userTurns.filter((m) => isFrustratedMessage(a.emotions, m.index)).length,
     emotion_count: a.emotions.length,
-    lazy: 0,
-    laziness_count: a.laziness.length,
+    lazy: isLazyConversation(a.laziness) ? 1 : 0,
+    // headline count: truncated-data patterns and weak ones without a second family are left out
+    laziness_count: countedDetections(a.laziness).length,
     claims: h.claims,
     verified_claims: h.verified,
     contradicted_claims: h.contradicted,
@@ -283,7 +285,8 @@ function signalsRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnal
   };
 }
 
-function conversationRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, summaryOk: boolean, version: number) {
+/** The `conversations` row: aggregates, tool counts from the paired calls, the summary (the stored one when the summary run failed). */
+export function conversationRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, summaryOk: boolean, version: number) {
   const g = item.aggregate!;
   const failed = s.toolCalls.filter((c) => c.success === false || (c.success === null && c.decision === 'reject')).length;
   return {
