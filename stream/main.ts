@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Runtime, RoleHandle } from '../core/runtime.js';
-import { sleep } from '../core/retry.js';
 import { CONSUMERS, KV_BUCKETS, STREAMS } from '../schemas/subjects.js';
 import type { DecodeResult } from './batch.js';
 import { streamMetrics } from './metrics.js';
@@ -79,6 +78,8 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       maxDeliver: cfg.maxDeliver,
       // enough to fill a batch by rows, bounded so that one replica never hoards the backlog
       maxInFlight: Math.max(100, Math.min(10_000, capacity * 4)),
+      // held messages say they are in progress three times per ack wait (docs/stream.md "Recovery")
+      heartbeatMs: Math.max(200, Math.floor(cfg.ackWaitMs / 3)),
       metrics,
       log,
     });
@@ -131,7 +132,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       await store?.stop();
       // insert what is buffered, then ack (or nak) every held message
       await sink.close();
-      while (store && store.inFlight > 0) await sleep(10);
+      await store?.drained();
       await scheduler.stop();
       await analyze.stop();
       await pool.destroy();
