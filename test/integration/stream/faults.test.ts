@@ -12,11 +12,13 @@ let ts: TestSystem;
 let stream: RoleHandle | undefined;
 let failUntil = 0;
 let failCalls = 0;
+let insertDelayMs = 0;
 const refusedIds = new Set<string>();
 const insertedEventRows: string[] = [];
 
 // fault seam: transient errors while `failUntil` is in the future; a permanent error for a batch holding a refused event
 const wrapInsert = (insert: InsertFn): InsertFn => async (table, rows, settings) => {
+  if (insertDelayMs) await new Promise((r) => setTimeout(r, insertDelayMs));
   if (Date.now() < failUntil) {
     failCalls++;
     throw Object.assign(new Error('injected: connection reset'), { code: 'ECONNRESET' });
@@ -29,7 +31,7 @@ const wrapInsert = (insert: InsertFn): InsertFn => async (table, rows, settings)
 };
 
 test.before(async () => {
-  ts = await startTestSystem({ roles: ['query'], env: { STREAM_MAX_DELIVER: '3', SINK_FLUSH_INTERVAL_MS: '100' } });
+  ts = await startTestSystem({ roles: ['query'], env: { STREAM_MAX_DELIVER: '3', SINK_FLUSH_INTERVAL_MS: '100', STREAM_ACK_WAIT_MS: '1000' } });
   stream = await startStream(ts.system.rt, {
     wrapInsert,
     wrapDecoder: (d) => ({
@@ -157,6 +159,27 @@ test('the same batch republished (after a publish timeout) is stored once', asyn
   const c = await counts(ts.system.rt.store);
   assert.is(c.events, before.events + 2);
   assert.is(c.messages, before.messages + 2);
+});
+
+test('an insert lasting several ack waits: held messages send heartbeats, nothing is redelivered or stored twice', async () => {
+  const { js } = ts.system.rt.bus;
+  const before = await counts(ts.system.rt.store);
+  const redelivered = ts.system.rt.metrics.value('stream_redeliveries_total', { consumer: 'store' });
+  insertDelayMs = 2500; // each of the 3 table inserts: 7.5 s in all, with an ack wait of 1 s
+  try {
+    await publishBatch(js, batchOf(conversationEvents('slow-1', 2)));
+    const c = await eventually(async () => {
+      const c = await counts(ts.system.rt.store);
+      return c.events === before.events + 8 && c.toolCalls === before.toolCalls + 2 ? c : undefined;
+    }, { timeoutMs: 30_000 });
+    assert.ok(c, 'stored');
+    assert.is(c!.eventsRaw, before.eventsRaw + 8);
+  } finally {
+    insertDelayMs = 0;
+  }
+  assert.is(ts.system.rt.metrics.value('stream_redeliveries_total', { consumer: 'store' }), redelivered, 'no redelivery while the insert ran');
+  const info = await ts.system.rt.bus.jsm.consumers.info('INGEST', 'store');
+  assert.is(info.num_redelivered, 0);
 });
 
 test.run();
