@@ -7,6 +7,7 @@ import { streamMetrics } from './metrics.js';
 import { createSink, type InsertFn } from './sink.js';
 import { insertCompact } from './compact-insert.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
+import { startStatusResponder } from './status-responder.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
 import { defaultAnalyzers, type Analyzer } from './analyze/analyzers.js';
 import { publishConversationJobs } from './analyze/publisher.js';
@@ -103,6 +104,9 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     metrics,
   });
 
+  // `tracehouse status` asks the running role for row counts (the embedded store is locked to it)
+  const status = startStatusResponder(rt.bus.nc, rt.store, log);
+
   let closed = false;
   rt.metrics.onCollect(async () => {
     if (closed) return;
@@ -128,6 +132,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     async close() {
       if (closed) return;
       closed = true;
+      status.stop();
       // stop pulling; every held message is decoded and reaches the sink or the DLQ
       await store?.stop();
       // insert what is buffered, then ack (or nak) every held message
