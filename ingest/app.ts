@@ -13,6 +13,7 @@ import { createCounters, type RouteDeps } from './routes/common.js';
 import { otlpHandler } from './routes/otlp.js';
 import { hooksHandler } from './routes/hooks.js';
 import { directHandler } from './routes/direct.js';
+import { MethodNotAllowedError, RouteNotFoundError } from './errors.js';
 
 export interface IngestDeps {
   config: Config;
@@ -52,6 +53,13 @@ export function createIngestApp(deps: IngestDeps) {
     runner: deps.runner ?? createPipelineRunner({ retryAfterSeconds: deps.config.ingest.retryAfterSeconds }),
     counters: createCounters(deps),
   };
+  // unmatched paths and methods answer in the same error shape as the routes
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.body !== undefined && ctx.body !== null) return;
+    if (ctx.status === 404) throw new RouteNotFoundError(ctx.method, ctx.path);
+    if (ctx.status === 405) throw new MethodNotAllowedError(ctx.method, ctx.path);
+  });
   const router = new Router<RequestState>();
   for (const signal of ['logs', 'traces', 'metrics'] as const) {
     router.post(`/v1/otel/:agent/${signal}`, otlpHandler(rd, signal, { agentRoute: true }));

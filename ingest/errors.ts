@@ -68,3 +68,21 @@ export const UnknownAgentError = defineError(
   (agent: string) => `unknown agent "${agent.slice(0, 64)}": expected agent-a, agent-b or agent-c`,
   '{agent} path segment other than agent-a, agent-b, agent-c',
 );
+
+/** 404 for a path that is no ingest route (same error shape as every other answer). */
+export const RouteNotFoundError = defineError(
+  'route_not_found',
+  404,
+  'RouteNotFoundError',
+  (method: string, path: string) => `no ingest route ${method} ${path.slice(0, 200)}: see docs/ingestion.md "Routes"`,
+  'path that is no ingest route',
+);
+
+/** 405 for a known route with another method (ingest routes are POST). */
+export const MethodNotAllowedError = defineError(
+  'method_not_allowed',
+  405,
+  'MethodNotAllowedError',
+  (method: string, path: string) => `${method} is not allowed on ${path.slice(0, 200)}: ingest routes take POST`,
+  'known ingest route called with a method other than POST',
+);

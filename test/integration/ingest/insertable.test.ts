@@ -193,6 +193,11 @@ test('item 6: /v1/ingest answers 415 to text/plain and form bodies, 413 to an ev
   const hooks = await post('/v1/otel/agent-a/hooks', '{', { 'content-type': 'application/json' });
   const otlp = await post('/v1/otel/agent-a/logs', '{', { 'content-type': 'application/json' });
   assert.equal([shape(hooks), shape(otlp)], [SHAPE, SHAPE]);
+  const nowhere = await post('/v1/nowhere', body, { 'content-type': 'application/json' });
+  const get = await http(`${ts.ingestUrl}/v1/ingest`, { headers: auth(ts.adminKey) });
+  assert.equal([nowhere.status, nowhere.body.code, shape(nowhere)], [404, 'route_not_found', SHAPE]);
+  assert.equal([get.status, get.body.code, shape(get)], [405, 'method_not_allowed', SHAPE]);
+  assert.match(String(get.headers.get('allow')), /POST/);
 });
 
 test.run();
