@@ -132,14 +132,6 @@ async function runningServer(pidFile: string, urlFile: string): Promise<string |
   }
 }
 
-/** True while a `tracehouse` process on this data directory runs its managed nats-server. */
-export function managedServerAlive(storeDir: string): boolean {
-  const pidFile = join(storeDir, 'server.pid');
-  if (!existsSync(pidFile)) return false;
-  const pid = Number(readFileSync(pidFile, 'utf8'));
-  return pid > 0 && isAlive(pid);
-}
-
 /** Stops a server left by an earlier run on this store and waits (up to 10 s, without blocking) until it is gone. */
 async function stopLeftover(pidFile: string): Promise<void> {
   if (!existsSync(pidFile)) return;
