@@ -128,9 +128,12 @@ async function flushBatch(batch: SinkEntry[], opts: SinkOptions, memory: Memory)
   memory.sweep();
   const held: Held[] = batch.map((entry) => ({ entry, progress: memory.get(entry.id) }));
   opts.metrics.batchMessages.observe({}, batch.length);
+  // a message delivered twice into one batch (a redelivery racing the first delivery) is inserted once
+  const ids = new Set<string>();
+  const firsts = held.filter((h) => !ids.has(h.entry.id) && ids.add(h.entry.id));
   try {
     for (const table of TABLES) {
-      const units = held.flatMap((h) => unitsOf(h.entry.id, h.entry.rows, h.progress)).filter((u) => !isDone(u, table) && (u.rows[table]?.length ?? 0) > 0);
+      const units = firsts.flatMap((h) => unitsOf(h.entry.id, h.entry.rows, h.progress)).filter((u) => !isDone(u, table) && (u.rows[table]?.length ?? 0) > 0);
       await insertUnits(table, units, held, opts);
     }
   } catch (err) {

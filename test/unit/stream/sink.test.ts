@@ -136,6 +136,17 @@ test('a transient failure past the deadline naks all; the redelivery inserts onl
   assert.equal(count('messages'), ['x1', 'y1', 'z1']);
 });
 
+test('the same message twice in one batch (a redelivery racing the first delivery) is inserted once and both deliveries complete', async () => {
+  const store = fakeStore();
+  const events: string[] = [];
+  const sink = sinkOf(store.insert);
+  sink.add(entry('m', ['a', 'b'], events));
+  sink.add(entry('m', ['a', 'b'], events));
+  await sink.flush();
+  assert.equal(events, ['ack m', 'ack m']);
+  assert.equal(store.stored.filter((s) => s.table === 'events').map((s) => s.id), ['a', 'b']);
+});
+
 test('rows spanning more months than one insert may touch are inserted in chunks with their own tokens', async () => {
   const calls: Array<{ n: number; token: unknown; months: number }> = [];
   const insert: InsertFn = async (_t, rows, s) =>
