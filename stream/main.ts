@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Runtime, RoleHandle } from '../core/runtime.js';
-import { sleep } from '../core/retry.js';
 import { CONSUMERS, KV_BUCKETS, STREAMS } from '../schemas/subjects.js';
 import type { DecodeResult } from './batch.js';
 import { streamMetrics } from './metrics.js';
 import { createSink, type InsertFn } from './sink.js';
 import { insertCompact } from './compact-insert.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
+import { startStatusResponder } from './status-responder.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
 import type { Store } from '../core/clickhouse.js';
 import type { WorkInput, WorkOutput } from './analyze/work.js';
@@ -87,6 +87,8 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       maxDeliver: cfg.maxDeliver,
       // enough to fill a batch by rows, bounded so that one replica never hoards the backlog
       maxInFlight: Math.max(100, Math.min(10_000, capacity * 4)),
+      // held messages say they are in progress three times per ack wait (docs/stream.md "Recovery")
+      heartbeatMs: Math.max(200, Math.floor(cfg.ackWaitMs / 3)),
       metrics,
       log,
     });
@@ -109,6 +111,9 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     holder: `${process.pid}-${randomUUID().slice(0, 8)}`,
     metrics,
   });
+
+  // `tracehouse status` asks the running role for row counts (the embedded store is locked to it)
+  const status = startStatusResponder(rt.bus.nc, rt.store, log);
 
   let closed = false;
   rt.metrics.onCollect(async () => {
@@ -135,11 +140,12 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     async close() {
       if (closed) return;
       closed = true;
+      status.stop();
       // stop pulling; every held message is decoded and reaches the sink or the DLQ
       await store?.stop();
       // insert what is buffered, then ack (or nak) every held message
       await sink.close();
-      while (store && store.inFlight > 0) await sleep(10);
+      await store?.drained();
       await scheduler.stop();
       await analyze.stop();
       await pool.destroy();
