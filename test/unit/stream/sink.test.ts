@@ -184,7 +184,7 @@ test('decodeMessage: poison reasons, defaults for optional fields', () => {
   assert.is(row.success, -1);
 });
 
-test('decodeMessage: a surrogate pair cut by a row cap becomes U+FFFD, never half a pair the store refuses', () => {
+test('decodeMessage: a row cap never cuts a surrogate pair in half (the store would refuse the row)', () => {
   const input = `${'a'.repeat(MAX_INPUT_CHARS - 1)}\u{1F600}tail`;
   const event = {
     event_id: 'e', tenant_id: 't', type: 'message', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', conversation_id: 'c',
@@ -192,13 +192,13 @@ test('decodeMessage: a surrogate pair cut by a row cap becomes U+FFFD, never hal
   };
   const ok = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: [event] }));
   assert.is(ok.kind, 'ok');
-  const call = (ok as any).output.rows.tool_calls[0];
-  assert.is(call.input.length, MAX_INPUT_CHARS);
+  const call = JSON.parse((ok as any).output.rows.messages[0].tool_calls)[0];
+  assert.is(call.input.length, MAX_INPUT_CHARS - 1, 'cut before the pair');
   assert.ok(call.input.isWellFormed(), 'well-formed');
-  assert.is(call.input.at(-1), '\uFFFD');
+  assert.is(call.input.at(-1), 'a');
   const split = splitMessage(JSON.stringify({ v: 1, tenant_id: 't', source: 'ingest', request_id: 'r', events: [event, { ...event, event_id: 'e2' }] }));
   assert.ok(!('kind' in split));
-  assert.equal((split as any).events.map((e: any) => [e.index, e.eventId, e.rows.tool_calls[0].input.at(-1)]), [[0, 'e', '\uFFFD'], [1, 'e2', '\uFFFD']]);
+  assert.equal((split as any).events.map((e: any) => [e.index, e.eventId, JSON.parse(e.rows.messages[0].tool_calls)[0].input.at(-1)]), [[0, 'e', 'a'], [1, 'e2', 'a']]);
   assert.is(JSON.parse((split as any).events[1].json).event_id, 'e2');
 });
 
