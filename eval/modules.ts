@@ -1,5 +1,6 @@
 /** Every evaluation of `npm run eval`, in report order. Each analysis adds its module here. */
 import type { EvalModule } from './lib/report.js';
+import { analyzeCliEval } from './analyze-cli/index.js';
 import { emotionsEval } from './emotions/index.js';
 import { hallucinationsEval } from './hallucinations/index.js';
 import { lazinessEval } from './laziness/index.js';
@@ -7,4 +8,4 @@ import { segmentsEval } from './segments/index.js';
 import { summaryEval } from './summary/index.js';
 import { toolFailuresEval } from './tool-failures/index.js';
 
-export const modules: EvalModule[] = [segmentsEval, summaryEval, emotionsEval, toolFailuresEval, lazinessEval, hallucinationsEval];
+export const modules: EvalModule[] = [segmentsEval, summaryEval, emotionsEval, toolFailuresEval, lazinessEval, hallucinationsEval, analyzeCliEval];
