@@ -5,6 +5,7 @@
  * error and leaves its part of the result empty, the others still run.
  */
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
+import { SEGMENT_GOALS_VERSION, segmentGoals } from './segment-goals.js';
 import type { ConversationAnalysis, ConversationSnapshot, FailureCategory, ToolCallResult } from './types.js';
 
 /** What the tool-failure categories need from the workspace (its registry of templates). */
@@ -59,6 +60,14 @@ export const STEPS: readonly Step[] = [
     version: SEGMENTS_VERSION,
     run(s, out) {
       out.segments = segmentConversation(s);
+    },
+  },
+  {
+    // last: reads the segments and, once it exists, the summary
+    name: 'segment-goals',
+    version: SEGMENT_GOALS_VERSION,
+    run(s, out) {
+      out.segment_goals = segmentGoals(s, out.segments, out.summary);
     },
   },
 ];

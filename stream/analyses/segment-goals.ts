@@ -6,7 +6,7 @@
  * words are not in it: the use case is what people ask for, not how the agent went about it.
  */
 import { createHash } from 'node:crypto';
-import type { ConversationSnapshot, Segment } from './types.js';
+import type { ConversationSnapshot, Segment, SegmentGoal } from './types.js';
 import { maskCode } from './text/prose.js';
 import { squash } from './text/tokens.js';
 import { isCommandTurn, isHumanTurn, requestText } from './text/turns.js';
@@ -17,16 +17,6 @@ export const SEGMENT_GOALS_VERSION = 1;
 export const MAX_GOAL_CHARS = 1500;
 /** Characters of the conversation summary appended. */
 const MAX_SUMMARY_CHARS = 400;
-
-export interface SegmentGoal {
-  segment_id: string;
-  /** The person's requests in the segment, cleaned (may be empty: a segment of commands only). */
-  goal: string;
-  /** Goal plus the conversation summary: what vectors are computed from. */
-  text: string;
-  /** Hash of `text` (16 hex): a changed text is embedded and assigned again. */
-  text_hash: string;
-}
 
 /** A line of pasted output rather than prose: stack frames, log stamps, shell prompts, mostly symbols. */
 function isOutputLine(line: string): boolean {

@@ -24,6 +24,7 @@ const PURE_TABLES: Readonly<Record<string, string>> = {
   laziness: 'laziness_detections',
   hallucinations: 'hallucination_findings',
   signals: 'conversation_signals',
+  'segment-goals': 'segment_texts',
 };
 
 export const FRAMEWORK_ANALYZERS: readonly FrameworkAnalyzer[] = [
