@@ -1,5 +1,6 @@
 /** Every implemented data-API endpoint, in the order of the OpenAPI document. */
 import type { EndpointSpec } from './common.js';
+import { clusterConversations, listClusters, searchTaskClusters } from './clusters.js';
 import { conversationContext, listConversations } from './conversations.js';
 import { submitFeedback } from './feedback.js';
 import { openapiDocument, overview, whoami } from './overview.js';
@@ -14,11 +15,15 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   toolFailureDetail,
   searchMessages,
   submitFeedback,
+  listClusters,
+  clusterConversations,
+  searchTaskClusters,
   whoami,
   openapiDocument,
 ];
 
 export * from './common.js';
+export * from './clusters.js';
 export * from './conversations.js';
 export * from './feedback.js';
 export * from './overview.js';

@@ -1,4 +1,4 @@
--- The tenant's current taxonomy run: the latest complete one (docs/analyses.md "Use-case taxonomy").
+-- The current taxonomy run of a tenant (stream and query roles): the latest complete one (docs/analyses.md "Use-case taxonomy").
 -- Its `complete` row is written after everything else of the run, so this is the switch.
 SELECT run_id, status, taxonomy_version, num_categories, num_clusters, num_segments, held_aside, mean_similarity, started_at, completed_at
 FROM {{db}}.cluster_runs FINAL
