@@ -89,14 +89,14 @@ export function createClustersRepo(store: Store) {
 
     model(tenant: string, runId: string): Promise<TextModel | undefined> {
       return modelCache(`${tenant}\u0000${runId}`, async () => {
-        const rows = await store.query<{ feature: number | string; block: number | string; idf: number; projection: number[] }>(
-          `SELECT feature, block, idf, projection FROM {{db}}.cluster_models WHERE tenant_id = {tenant:String} AND run_id = {run:String} ORDER BY feature`,
+        const rows = await store.query<{ feature: number | string; block: number | string; idf: number; vector: number[] }>(
+          `SELECT feature, block, idf, vector FROM {{db}}.cluster_models WHERE tenant_id = {tenant:String} AND run_id = {run:String} ORDER BY feature`,
           { tenant, run: runId },
         );
         if (rows.length === 0) return undefined;
-        const dims = rows[0]!.projection.length;
+        const dims = rows[0]!.vector.length;
         const components = new Float32Array(rows.length * dims);
-        rows.forEach((r, i) => components.set(r.projection, i * dims));
+        rows.forEach((r, i) => components.set(r.vector, i * dims));
         return { dims, features: Uint32Array.from(rows, (r) => Number(r.feature)), blocks: Uint8Array.from(rows, (r) => Number(r.block)), idf: Float32Array.from(rows, (r) => Number(r.idf)), components };
       });
     },

@@ -98,7 +98,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.segment_vectors {{on_cluster}}
 ENGINE = ReplacingMergeTree(version)
 ORDER BY (tenant_id, run_id, segment_id);
 
--- The text model of a run: one row per vocabulary feature (hash, block, idf, projection row).
+-- The text model of a run: one row per vocabulary feature (hash, block, idf, its row of the LSA projection).
 CREATE TABLE IF NOT EXISTS {{db}}.cluster_models {{on_cluster}}
 (
     tenant_id         LowCardinality(String),
@@ -106,7 +106,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.cluster_models {{on_cluster}}
     feature           UInt32,
     block             UInt8,
     idf               Float32,
-    projection        Array(Float32) CODEC(ZSTD(1))
+    vector            Array(Float32) CODEC(ZSTD(1))
 )
 ENGINE = ReplacingMergeTree
 ORDER BY (tenant_id, run_id, feature);

@@ -43,7 +43,7 @@ export function createTaxonomyStore(store: Store) {
 
   return {
     async currentRun(tenant: string): Promise<RunRow | undefined> {
-      const rows = await store.query<RunRow>(namedQuery('stream-taxonomy-current-run'), { tenant });
+      const rows = await store.query<RunRow>(namedQuery('taxonomy-current-run'), { tenant });
       return rows[0] && { ...rows[0], num_segments: Number(rows[0].num_segments), taxonomy_version: Number(rows[0].taxonomy_version), held_aside: Number(rows[0].held_aside), mean_similarity: Number(rows[0].mean_similarity) };
     },
 
@@ -76,14 +76,14 @@ export function createTaxonomyStore(store: Store) {
     },
 
     async loadModel(tenant: string, runId: string): Promise<TextModel | undefined> {
-      const rows = await store.query<{ feature: number | string; block: number; idf: number; projection: number[] }>(
-        `SELECT feature, block, idf, projection FROM {{db}}.cluster_models WHERE tenant_id = {tenant:String} AND run_id = {run:String} ORDER BY feature`,
+      const rows = await store.query<{ feature: number | string; block: number; idf: number; vector: number[] }>(
+        `SELECT feature, block, idf, vector FROM {{db}}.cluster_models WHERE tenant_id = {tenant:String} AND run_id = {run:String} ORDER BY feature`,
         { tenant, run: runId },
       );
       if (rows.length === 0) return undefined;
-      const dims = rows[0]!.projection.length;
+      const dims = rows[0]!.vector.length;
       const components = new Float32Array(rows.length * dims);
-      rows.forEach((r, i) => components.set(r.projection, i * dims));
+      rows.forEach((r, i) => components.set(r.vector, i * dims));
       return { dims, features: Uint32Array.from(rows, (r) => Number(r.feature)), blocks: Uint8Array.from(rows, (r) => Number(r.block)), idf: Float32Array.from(rows, (r) => Number(r.idf)), components };
     },
 
@@ -111,7 +111,7 @@ export function createTaxonomyStore(store: Store) {
       const d = m.dims;
       await insertChunks(
         'cluster_models',
-        Array.from(m.features, (feature, i) => ({ tenant_id: tenant, run_id: runId, feature, block: m.blocks[i], idf: m.idf[i], projection: vec(m.components.subarray(i * d, i * d + d)) })),
+        Array.from(m.features, (feature, i) => ({ tenant_id: tenant, run_id: runId, feature, block: m.blocks[i], idf: m.idf[i], vector: vec(m.components.subarray(i * d, i * d + d)) })),
         signal,
       );
       await insertChunks('cluster_nodes', b.nodes.map((n) => ({ tenant_id: tenant, run_id: runId, ...n, has_children: n.has_children ? 1 : 0, centroid: vec(n.centroid) })), signal);

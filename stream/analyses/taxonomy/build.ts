@@ -21,8 +21,11 @@ export const MAX_DIRECT = 2000;
 export const MICRO_CLUSTERS = 400;
 /** A leaf needs this many segments; smaller groups are held aside. */
 export const MIN_CLUSTER_SIZE = 2;
-/** Cuts tried for leaves: cosine similarity of the average linkage, best silhouette wins. */
-export const LEAF_CUTS = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8];
+/**
+ * Cuts tried for leaves: cosine similarity of the average linkage. The coarsest cut whose
+ * silhouette is within CUT_TOLERANCE of the best wins (cluster.ts `bestCut`).
+ */
+export const LEAF_CUTS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8];
 /** Lowest similarity to a leaf's centroid at which a new segment joins it. */
 export const ASSIGN_FLOOR = 0.3;
 
@@ -128,8 +131,8 @@ export function buildTaxonomy(segments: readonly TaxonomySegment[], previous?: P
   const leaves = groups.filter((g) => g.length >= MIN_CLUSTER_SIZE).sort((a, b) => b.length - a.length || ids[a[0]!]!.localeCompare(ids[b[0]!]!));
   const leafCentroids = centroidsOf(vectors, leaves, d);
   // categories: the leaves agglomerated at a lower similarity than the leaf cut
-  const categoryCuts = LEAF_CUTS.map((c) => c - 0.25).filter((c) => c > 0 && c < leafCut.threshold);
-  const cat = agglomerate(leafCentroids, leaves.map((l) => l.length), d, categoryCuts.length ? categoryCuts : [0.05]);
+  const categoryCuts = [0.02, ...LEAF_CUTS].filter((c) => c <= leafCut.threshold - 0.05);
+  const cat = agglomerate(leafCentroids, leaves.map((l) => l.length), d, categoryCuts.length ? categoryCuts : [0.02]);
   const categories = groupBy(cat.labels, leaves.map((_, i) => [i]));
   const terms = segments.map((s) => memberTerms(s.goal || s.text));
   const corpus = corpusStats(terms);

@@ -212,13 +212,21 @@ export function silhouette(sim: Float32Array, n: number, labels: Int32Array, wei
   return wsum ? total / wsum : 0;
 }
 
-/** The cut of the dendrogram with the best silhouette among `thresholds` (ties: the higher threshold). */
+/**
+ * Silhouette rewards near-duplicate sub-groups (the same request worded the same way) as much as
+ * separate use cases; among cuts whose silhouette is within this share of the best, the coarsest
+ * is taken, so a use case is not split by wording (the "simplest model almost as good" rule).
+ */
+export const CUT_TOLERANCE = 0.15;
+
+/** The coarsest cut of the dendrogram with a silhouette within CUT_TOLERANCE of the best among `thresholds`. */
 export function bestCut(sim: Float32Array, merges: readonly Merge[], n: number, weights: readonly number[], thresholds: readonly number[]): { threshold: number; labels: Int32Array; silhouette: number } {
-  let best = { threshold: thresholds[0]!, labels: cutTree(merges, n, thresholds[0]!), silhouette: -Infinity };
-  for (const t of thresholds) {
+  const cuts = [...thresholds].sort((a, b) => a - b).map((t) => {
     const labels = cutTree(merges, n, t);
-    const s = silhouette(sim, n, labels, weights);
-    if (s > best.silhouette + 1e-9 || (Math.abs(s - best.silhouette) <= 1e-9 && t > best.threshold)) best = { threshold: t, labels, silhouette: s };
-  }
-  return best;
+    return { threshold: t, labels, silhouette: silhouette(sim, n, labels, weights) };
+  });
+  const best = Math.max(...cuts.map((c) => c.silhouette));
+  // no structure at all (a single cluster or all apart everywhere): the finest cut holds nothing together
+  if (best <= 0) return cuts[cuts.length - 1]!;
+  return cuts.find((c) => c.silhouette >= best * (1 - CUT_TOLERANCE))!;
 }
