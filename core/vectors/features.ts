@@ -1,6 +1,6 @@
 /**
  * The features of a text for TF-IDF vectors (docs/analyses.md "Vectors and search"): lower-cased
- * word tokens, adjacent word pairs, and character 4-grams inside words (padded with a space at
+ * word tokens without stopwords (stopwords.ts), adjacent pairs of them, and character 4-grams inside them (padded with a space at
  * both ends, so "cancel" gives " can", "canc", "ance", "ncel", "cel "). Character grams make
  * "cancellation", "cancelled" and "cancel" share most of their features without a stemmer and
  * survive typos; words and pairs keep the exact terms. Each feature is a 32-bit FNV-1a hash of its
@@ -11,11 +11,13 @@
  * same text must give the same features on both sides.
  */
 
+import { VECTOR_STOPWORDS } from './stopwords.js';
+
 /** Feature blocks: words and word pairs, character grams. Weighted separately (model.ts). */
 export const WORD_BLOCK = 0;
 export const CHAR_BLOCK = 1;
 
-const WORD = /[\p{L}\p{N}_]+/gu;
+const WORD = /[\p{L}\p{N}_]+(?:'[\p{L}]+)*/gu;
 const CHAR_GRAM = 4;
 /** Words longer than this are ids, hashes or paths: one word feature, no grams. */
 const MAX_GRAM_WORD = 24;
@@ -47,13 +49,13 @@ export interface TermCounts {
 
 const bump = (m: Map<number, number>, k: number) => m.set(k, (m.get(k) ?? 0) + 1);
 
-/** Lower-cased word tokens; a trailing possessive "'s" and apostrophes are dropped. */
+/** Lower-cased word tokens with apostrophes kept inside words ("don't"), stopwords left out. */
 export function featureWords(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(WORD)) {
+  for (const m of text.toLowerCase().replace(/’/g, "'").matchAll(WORD)) {
     const w = m[0];
     // single characters and bare one- or two-digit numbers carry no topic
-    if (w.length < 2 || /^\d{1,2}$/.test(w)) continue;
+    if (w.length < 2 || /^\d{1,2}$/.test(w) || VECTOR_STOPWORDS.has(w)) continue;
     out.push(w);
   }
   return out;

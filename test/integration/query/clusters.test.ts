@@ -71,6 +71,13 @@ async function post(events: unknown[], key = ts.adminKey) {
 const segmentTexts = async (tenant: string) =>
   Number((await ts.system.rt.store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.segment_texts FINAL WHERE tenant_id = {t:String} AND text != ''`, { t: tenant }))[0]!.n);
 
+/** Leaf id → category id, read through /clusters. */
+async function leafParents(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const c of (await get('/clusters')).body.clusters) for (const leaf of (await get(`/clusters?parent_id=${c.node_id}`)).body.clusters) out.set(leaf.node_id, c.node_id);
+  return out;
+}
+
 const tstore = () => createTaxonomyStore(ts.system.rt.store);
 const never = new AbortController().signal;
 
@@ -102,17 +109,21 @@ test('the leased job builds the first taxonomy once 50 segments exist; the other
   assert.is(r!.body.breadcrumb.length, 0);
   assert.ok(r!.body.clusters.every((c: any) => c.depth === 0 && c.node_type === 'category' && c.has_children));
   assert.is(r!.body.meta.total_clusters, r!.body.clusters.length);
-  // every topic is one cluster: its 15 conversations share the cluster_id on the list rows
+  // every topic is one category, and every cluster (cluster_id on the list rows) holds one topic
+  const parentOf = await leafParents();
   const list = await get('/conversations?limit=100');
-  const byTopic = new Map<string, Set<string>>();
+  const categories = new Map<string, Set<string>>();
+  const topics = new Map<string, Set<string>>();
   for (const c of list.body.conversations) {
     assert.type(c.cluster_id, 'string', `${c.conversation_id} has a cluster`);
     assert.type(c.cluster_name, 'string');
     const topic = c.conversation_id.split('-')[0];
-    byTopic.set(topic, (byTopic.get(topic) ?? new Set()).add(c.cluster_id));
+    categories.set(topic, (categories.get(topic) ?? new Set()).add(parentOf.get(c.cluster_id)!));
+    topics.set(c.cluster_id, (topics.get(c.cluster_id) ?? new Set()).add(topic));
   }
-  for (const [topic, ids] of byTopic) assert.is(ids.size, 1, `${topic} in one cluster`);
-  assert.is(new Set([...byTopic.values()].map((s) => [...s][0])).size, 4, 'four distinct clusters');
+  for (const [topic, ids] of categories) assert.is(ids.size, 1, `${topic} in one category`);
+  assert.is(new Set([...categories.values()].map((s) => [...s][0])).size, 4, 'four distinct categories');
+  for (const [leaf, t] of topics) assert.is(t.size, 1, `cluster ${leaf} holds one topic`);
   const other = await get('/clusters', otherKey);
   assert.equal(other.body, { cluster_run: null, breadcrumb: [], clusters: [], meta: { total_clusters: 0, total_segments: 0 } });
 });
@@ -225,10 +236,27 @@ test('new segments of a new use case are held aside, then become a node at the n
   const after = await get('/clusters');
   assert.is(after.body.cluster_run.id, runId);
   const rows = (await get('/conversations?limit=100')).body.conversations;
-  const manual = new Set(rows.filter((c: any) => c.conversation_id.startsWith('manual-')).map((c: any) => c.cluster_id));
-  assert.is(manual.size, 1, 'the held-aside segments form one new node');
-  assert.ok(![...leaves1.values()].includes([...manual][0] as string), 'a new node id');
-  for (const c of rows) if (leaves1.has(c.conversation_id)) assert.is(c.cluster_id, leaves1.get(c.conversation_id), `${c.conversation_id} keeps its cluster id`);
+  const parentOf = await leafParents();
+  const manual = rows.filter((c: any) => c.conversation_id.startsWith('manual-'));
+  assert.is(manual.length, 6);
+  const oldIds = new Set(leaves1.values());
+  for (const c of manual) assert.ok(c.cluster_id && !oldIds.has(c.cluster_id), `${c.conversation_id} is in a new node`);
+  assert.is(new Set(manual.map((c: any) => parentOf.get(c.cluster_id))).size, 1, 'the held-aside segments form one new category');
+  // a cluster with the same members as before keeps its id (most do: only the new use case changed)
+  const groups = (m: Map<string, string>) => {
+    const g = new Map<string, string[]>();
+    for (const [conv, leaf] of m) g.set(leaf, [...(g.get(leaf) ?? []), conv]);
+    return new Map([...g].map(([leaf, convs]) => [convs.sort().join(','), leaf]));
+  };
+  const now = new Map<string, string>(rows.filter((c: any) => leaves1.has(c.conversation_id)).map((c: any) => [c.conversation_id, c.cluster_id]));
+  const old = groups(leaves1);
+  let unchanged = 0;
+  for (const [members, leaf] of groups(now)) {
+    if (!old.has(members)) continue;
+    unchanged++;
+    assert.is(leaf, old.get(members), `cluster of ${members.slice(0, 40)}… keeps its id`);
+  }
+  assert.ok(unchanged >= old.size / 2, `${unchanged} of ${old.size} clusters unchanged`);
 });
 
 test.run();
