@@ -1,5 +1,8 @@
 /** Every evaluation of `npm run eval`, in report order. Each analysis adds its module here. */
 import type { EvalModule } from './lib/report.js';
 import { segmentsEval } from './segments/index.js';
+import { taxonomyEval } from './taxonomy/index.js';
+import { searchEval } from './search/index.js';
 
 export const modules: EvalModule[] = [segmentsEval];
+modules.push(taxonomyEval, searchEval);

@@ -22,7 +22,10 @@ const MAX_SUMMARY_CHARS = 400;
 function isOutputLine(line: string): boolean {
   const t = line.trim();
   if (t === '') return false;
-  if (/^(at\s+\S+\s*\(|File "|Traceback|\$ |> |#\d+\s|[│├└┌─]+)/.test(t)) return true;
+  // stack frames, prompts, tree drawings, and terminal echo of tool output ("⎿ …", "⏺ …")
+  if (/^(at\s+\S+\s*\(|File "|Traceback|\$ |> |#\d+\s|[│├└┌─⎿⏺✻]+)/.test(t)) return true;
+  // a slash command echoed on its own line ("/hi is running…", "/model Opus")
+  if (/^\/[a-z][\w:-]*(\s|$)/i.test(t)) return true;
   if (/^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d/.test(t)) return true;
   if (/^\s*(ERROR|WARN|INFO|DEBUG)\b[:\]]/.test(t)) return true;
   const letters = (t.match(/\p{L}/gu) ?? []).length;

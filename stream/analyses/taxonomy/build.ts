@@ -177,7 +177,7 @@ function describe(n: NodeDraft, segments: readonly TaxonomySegment[], vectors: F
   const weighted = n.members.map((r, i) => ({ terms: terms[r]!, weight: Math.max(0.05, sims[i]!) }));
   const keywords = chooseKeywords(weighted, corpus);
   const central = n.members[sims.indexOf(Math.max(...sims))]!;
-  const label = chooseLabel(weighted, corpus, segments[central]!.goal || segments[central]!.text);
+  const label = chooseLabel(weighted, corpus, segments[central]!.goal || segments[central]!.text, { broad: n.type === 'category' });
   const sorted = [...sims].sort((a, b) => a - b);
   // the 10th percentile of the members' similarity: a newcomer must be as close as most members
   const threshold = n.type === 'cluster' ? Math.max(ASSIGN_FLOOR, sorted[Math.floor(sorted.length * 0.1)]!) : 0;

@@ -73,12 +73,15 @@ const capitalize = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
  * used by a quarter of the members, the most central member's first sentence names the node
  * (a quotation reads better than a list of words).
  */
-export function chooseLabel(members: ReadonlyArray<{ terms: MemberTerms; weight: number }>, corpus: CorpusStats, centralGoal: string): string {
+export function chooseLabel(members: ReadonlyArray<{ terms: MemberTerms; weight: number }>, corpus: CorpusStats, centralGoal: string, opts: { broad?: boolean } = {}): string {
   const { cover, total, surfaceOf } = tally(members, (t) => t.phrases);
+  // a category is broad: a phrase used by a tenth of its members names it, and short phrases win
+  const minShare = opts.broad ? 0.1 : 0.25;
   let best: { key: string; score: number } | undefined;
   for (const [key, c] of cover) {
     const share = c / total;
-    if (share < 0.25 && !(members.length <= 3 && c > 0)) continue;
+    if (share < minShare && !(members.length <= 3 && c > 0)) continue;
+    if (opts.broad && key.split(' ').length > 3) continue;
     const inside = members.filter((m) => m.terms.phrases.has(key)).length;
     const specificity = inside / Math.max(inside, corpus.phraseDf.get(key) ?? inside);
     const words = key.split(' ').length;
