@@ -55,6 +55,8 @@ export interface TaxonomyJobOptions {
   inWorker?: boolean;
   /** Called after a run's rows are written and before its `complete` row (tests: reads during a rebuild). */
   beforeSwitch?: (tenant: string, runId: string) => Promise<void>;
+  /** Told how long each phase of a rebuild took (bench). */
+  onPhase?: (phase: 'load' | 'build' | 'write' | 'switch', ms: number) => void;
 }
 
 /** Model and leaves of a run, cached by run id (a run never changes once complete). */
@@ -97,18 +99,27 @@ export async function rebuild(
   previous: RunRow | undefined,
   trigger: RebuildTrigger,
   signal: AbortSignal,
-  opts: Pick<TaxonomyJobOptions, 'inWorker' | 'beforeSwitch'> = {},
+  opts: Pick<TaxonomyJobOptions, 'inWorker' | 'beforeSwitch' | 'onPhase'> = {},
 ): Promise<{ runId: string; build: TaxonomyBuild }> {
   const started = new Date().toISOString();
+  let mark = Date.now();
+  const phase = (name: 'load' | 'build' | 'write' | 'switch') => {
+    const now = Date.now();
+    opts.onPhase?.(name, now - mark);
+    mark = now;
+  };
   const runId = `run_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   await ts.writeRunState(tenant, runId, { status: 'building', trigger, started_at: started }, { taxonomy_version: TAXONOMY_VERSION });
   const segments = await ts.loadSegments(tenant);
   const tree: PreviousTree | undefined = previous ? await ts.previousTree(tenant, previous.run_id) : undefined;
   const input: TaxonomySegment[] = segments;
+  phase('load');
   const build = opts.inWorker === false ? buildTaxonomy(input, tree) : await buildInWorker(input, tree, signal);
   signal.throwIfAborted();
+  phase('build');
   const version = Date.now() * 1000;
   await ts.writeBuild(tenant, runId, segments, build, version, signal);
+  phase('write');
   await opts.beforeSwitch?.(tenant, runId);
   signal.throwIfAborted();
   const assigned = build.assignments.filter((a) => a.node_id);
@@ -130,6 +141,7 @@ export async function rebuild(
   );
   // keep the new run and the one before it (a reader that took the old run id a moment ago)
   await ts.dropRunsExcept(tenant, previous ? [runId, previous.run_id] : [runId]);
+  phase('switch');
   return { runId, build };
 }
 

@@ -17,8 +17,9 @@ export const TAXONOMY_VERSION = 1;
 export const MIN_SEGMENTS = 50;
 /** Up to this many segments are clustered directly; more are first compressed by k-means. */
 export const MAX_DIRECT = 2000;
-/** Micro-clusters of the k-means step for larger corpora. */
-export const MICRO_CLUSTERS = 400;
+/** Micro-clusters of the k-means step for larger corpora, fitted on at most KMEANS_SAMPLE segments. */
+export const MICRO_CLUSTERS = 256;
+export const KMEANS_SAMPLE = 8000;
 /** A leaf needs this many segments; smaller groups are held aside. */
 export const MIN_CLUSTER_SIZE = 2;
 /**
@@ -82,7 +83,7 @@ export interface TaxonomyBuild {
 /** Items the linkage clusters: segments themselves, or k-means micro-clusters of them. */
 function linkageItems(vectors: Float32Array, rows: number[], ids: readonly string[], d: number) {
   if (rows.length <= MAX_DIRECT) return { centroids: Float32Array.from(rows.flatMap((r) => [...vectors.subarray(r * d, r * d + d)])), members: rows.map((r) => [r]) };
-  const sample = new Set(fitSample(rows.map((r) => ({ id: ids[r]!, text: '' }))).map((x) => x.id));
+  const sample = new Set(fitSample(rows.map((r) => ({ id: ids[r]!, text: '' })), KMEANS_SAMPLE).map((x) => x.id));
   const fitRows = rows.filter((r) => sample.has(ids[r]!));
   const k = Math.min(MICRO_CLUSTERS, fitRows.length);
   const seeds = sphericalKMeans(vectors, fitRows, d, k);

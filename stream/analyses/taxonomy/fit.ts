@@ -12,7 +12,7 @@ import { randomizedSvd, type Csr } from './svd.js';
 /** Dimensions of the LSA space (fewer when the sample has fewer texts or features). */
 export const MAX_DIMS = 96;
 /** Texts the model is fitted on at most (a deterministic sample beyond). */
-export const MAX_FIT_DOCS = 20_000;
+export const MAX_FIT_DOCS = 10_000;
 /** Features kept at most, by document frequency. */
 export const MAX_FEATURES = 40_000;
 /** A feature in more than this share of the texts says nothing about any of them. */

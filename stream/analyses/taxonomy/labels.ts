@@ -47,19 +47,22 @@ export function corpusStats(terms: readonly MemberTerms[]): CorpusStats {
 /** Weighted coverage of each key among members, and its most frequent surface form. */
 function tally(members: ReadonlyArray<{ terms: MemberTerms; weight: number }>, pick: (t: MemberTerms) => Map<string, string>) {
   const cover = new Map<string, number>();
+  /** Members using the key (unweighted). */
+  const users = new Map<string, number>();
   const surfaces = new Map<string, Map<string, number>>();
   let total = 0;
   for (const m of members) {
     total += m.weight;
     for (const [key, surface] of pick(m.terms)) {
       cover.set(key, (cover.get(key) ?? 0) + m.weight);
+      users.set(key, (users.get(key) ?? 0) + 1);
       const s = surfaces.get(key) ?? new Map<string, number>();
       s.set(surface, (s.get(surface) ?? 0) + 1);
       surfaces.set(key, s);
     }
   }
   const surfaceOf = (key: string) => [...surfaces.get(key)!].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0];
-  return { cover, total, surfaceOf };
+  return { cover, users, total, surfaceOf };
 }
 
 /** Verbs that say little on their own ("make changes", "get help"): a phrase with one scores less. */
@@ -74,7 +77,7 @@ const capitalize = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
  * (a quotation reads better than a list of words).
  */
 export function chooseLabel(members: ReadonlyArray<{ terms: MemberTerms; weight: number }>, corpus: CorpusStats, centralGoal: string, opts: { broad?: boolean } = {}): string {
-  const { cover, total, surfaceOf } = tally(members, (t) => t.phrases);
+  const { cover, users, total, surfaceOf } = tally(members, (t) => t.phrases);
   // a category is broad: a phrase used by a tenth of its members names it, and short phrases win
   const minShare = opts.broad ? 0.1 : 0.25;
   let best: { key: string; score: number } | undefined;
@@ -82,7 +85,7 @@ export function chooseLabel(members: ReadonlyArray<{ terms: MemberTerms; weight:
     const share = c / total;
     if (share < minShare && !(members.length <= 3 && c > 0)) continue;
     if (opts.broad && key.split(' ').length > 3) continue;
-    const inside = members.filter((m) => m.terms.phrases.has(key)).length;
+    const inside = users.get(key)!;
     const specificity = inside / Math.max(inside, corpus.phraseDf.get(key) ?? inside);
     const words = key.split(' ').length;
     // a longer phrase wins over its prefix only when it keeps most of the prefix's members
