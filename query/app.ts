@@ -16,6 +16,7 @@ import type { RouteDeps } from './routes/deps.js';
 import { mountConversations } from './routes/conversations.js';
 import { mountOverview } from './routes/overview.js';
 import { mountToolFailures } from './routes/tool-failures.js';
+import { mountSignals } from './routes/signals.js';
 import { mountSearch } from './routes/search.js';
 import { mountFeedback } from './routes/feedback.js';
 import { mountClusters } from './routes/clusters.js';
@@ -70,6 +71,7 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   mountConversations(router, routeDeps, clusters);
   mountOverview(router, routeDeps, clusters);
   mountToolFailures(router, routeDeps);
+  mountSignals(router, routeDeps);
   mountSearch(router, routeDeps, clusters);
   mountClusters(router, routeDeps, clusters);
   mountFeedback(router, routeDeps);

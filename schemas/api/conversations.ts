@@ -7,7 +7,7 @@ export const conversationRow = {
   additionalProperties: false,
   properties: {
     conversation_id: { type: 'string' },
-    summary: { type: 'string', description: 'Empty string until a trace summary exists.' },
+    summary: { type: 'string', description: 'Extractive trace summary (at most 300 characters, regenerated as the conversation grows); empty string until one is written (conversations with fewer than 2 messages have none).' },
     message_count: { type: 'integer' },
     first_timestamp: timestamp,
     last_timestamp: timestamp,
@@ -39,7 +39,7 @@ export const listConversationsQuery = {
       type: 'string',
       enum: ['any', 'positive', 'negative'],
       default: 'any',
-      description: '`positive`/`negative` need step scores and frustration detections; until those exist no conversation qualifies, so both return an empty list.',
+      description: '`positive` (high blended segment score and no frustration) and `negative` (low blended score or a frustration detection) are answered once step scores exist; until then both return an empty list.',
     },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, [X_CLAMP]: 'non_negative', description: '1–100, default 20; clamped.' },
     offset: { type: 'integer', minimum: 0, maximum: 10000, default: 0, [X_CLAMP]: 'non_negative', description: '0–10,000, default 0; clamped.' },

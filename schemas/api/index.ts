@@ -2,6 +2,8 @@
 import type { EndpointSpec } from './common.js';
 import { clusterConversations, listClusters, searchTaskClusters } from './clusters.js';
 import { conversationContext, listConversations } from './conversations.js';
+import { listEmotions } from './emotions.js';
+import { listHallucinations } from './hallucinations.js';
 import { submitFeedback } from './feedback.js';
 import { openapiDocument, overview, whoami } from './overview.js';
 import { searchMessages } from './search.js';
@@ -13,6 +15,8 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   overview,
   toolFailureOverview,
   toolFailureDetail,
+  listEmotions,
+  listHallucinations,
   searchMessages,
   submitFeedback,
   listClusters,
@@ -25,6 +29,8 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
 export * from './common.js';
 export * from './clusters.js';
 export * from './conversations.js';
+export * from './emotions.js';
+export * from './hallucinations.js';
 export * from './feedback.js';
 export * from './overview.js';
 export * from './search.js';

@@ -23,7 +23,6 @@ const PURE_TABLES: Readonly<Record<string, string>> = {
   emotions: 'emotion_detections',
   laziness: 'laziness_detections',
   hallucinations: 'hallucination_findings',
-  signals: 'conversation_signals',
   'segment-goals': 'segment_texts',
 };
 
@@ -33,6 +32,8 @@ export const FRAMEWORK_ANALYZERS: readonly FrameworkAnalyzer[] = [
     if (!table) throw new Error(`analyzer ${a.name} has no table in stream/analyze/tables.ts`);
     return { name: a.name, version: a.version, table, needs: [] };
   }),
+  // the conversation's headline signals (frustrated / at risk, laziness, claim counts) from the analyses
+  { name: 'signals', version: 1, table: 'conversation_signals', needs: ['emotions', 'laziness', 'hallucinations'] },
   // the daily tool-failure rollup from the paired, categorized calls (stream/analyze/tool-failures.ts)
   { name: 'tool-failure-rollup', version: 2, table: 'tool_call_facts', needs: ['tool-calls'] },
   // the conversation row: counts and times, tool counts from the paired calls, the latest summary;
