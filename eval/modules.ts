@@ -7,5 +7,7 @@ import { lazinessEval } from './laziness/index.js';
 import { segmentsEval } from './segments/index.js';
 import { summaryEval } from './summary/index.js';
 import { toolFailuresEval } from './tool-failures/index.js';
+import { taxonomyEval } from './taxonomy/index.js';
+import { searchEval } from './search/index.js';
 
-export const modules: EvalModule[] = [segmentsEval, summaryEval, emotionsEval, toolFailuresEval, lazinessEval, hallucinationsEval, analyzeCliEval];
+export const modules: EvalModule[] = [segmentsEval, summaryEval, emotionsEval, toolFailuresEval, lazinessEval, hallucinationsEval, taxonomyEval, searchEval, analyzeCliEval];

@@ -19,6 +19,8 @@ import { mountToolFailures } from './routes/tool-failures.js';
 import { mountSignals } from './routes/signals.js';
 import { mountSearch } from './routes/search.js';
 import { mountFeedback } from './routes/feedback.js';
+import { mountClusters } from './routes/clusters.js';
+import { createClustersRepo } from './repo/clusters.js';
 
 export interface QueryDeps {
   config: Config;
@@ -65,11 +67,13 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
     now: deps.now ?? Date.now,
   };
   const router = new Router<RequestState>({ prefix: DATA_API_PREFIX });
-  mountConversations(router, routeDeps);
-  mountOverview(router, routeDeps);
+  const clusters = createClustersRepo(deps.store);
+  mountConversations(router, routeDeps, clusters);
+  mountOverview(router, routeDeps, clusters);
   mountToolFailures(router, routeDeps);
   mountSignals(router, routeDeps);
-  mountSearch(router, routeDeps);
+  mountSearch(router, routeDeps, clusters);
+  mountClusters(router, routeDeps, clusters);
   mountFeedback(router, routeDeps);
   defineRoute(router, deps.keys, whoami, async ({ principal }) => ({ tenant: principal.tenant, role: principal.role, scopes: principal.scopes }));
   const document = buildOpenApi(ENDPOINTS, '1.0.0');

@@ -30,7 +30,9 @@ FILE "-" or no FILE reads standard input. Output on stdout: one JSON line per co
 first-seen order:
   {conversation_id, summary, segments[], emotions[], tool_calls[], laziness[], hallucinations[],
    hallucination_stats}
-with zero-based message indexes in input order. Totals and any refused input line go to stderr.
+with zero-based message indexes in input order. With at least 50 segments in the input, the input
+builds its own use-case taxonomy and every segment carries
+  cluster: {node_id, label, category_id, category_label, similarity} (null when held aside). Totals and any refused input line go to stderr.
 Exit code 1 when an input line was refused or an analyzer failed (the output is still written).`,
   booleans: ['quiet'],
   async run(args) {
@@ -40,7 +42,8 @@ Exit code 1 when an input line was refused or an analyzer failed (the output is 
     const source = args.positionals[0] ?? '-';
     const events = readEvents(source, format);
     const out = analyzeDirectEvents(events, { workspace: workspaceEnv });
-    for (const r of out.results) process.stdout.write(JSON.stringify(r) + '\n');
+    // segment goal texts are an input of the taxonomy, not a result of their own
+    for (const { segment_goals: _goals, ...r } of out.results) process.stdout.write(JSON.stringify(r) + '\n');
     report(out, args.flags.quiet === true);
     return out.problems.length || out.errors.length ? 1 : 0;
   },
@@ -109,6 +112,6 @@ function report(out: OfflineResult, quiet: boolean): void {
     `${t.conversations} conversations, ${t.messages} messages, ${t.tool_calls} tool calls (${t.failed_calls} failed, ${t.categories} categories), ` +
       `${t.emotions} emotion signals (${t.frustrated_conversations} conversations frustrated, ${t.at_risk_conversations} at risk), ` +
       `${t.laziness} laziness detections (${t.lazy_conversations} conversations lazy by the headline rule), hallucination checks: ${t.hallucinations_contradicted} contradicted, ` +
-      `${t.hallucinations_verified} verified, ${t.hallucinations_unverified} unverified\n`,
+      `${t.hallucinations_verified} verified, ${t.hallucinations_unverified} unverified, ${t.clusters} use-case clusters\n`,
   );
 }

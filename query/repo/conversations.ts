@@ -7,6 +7,9 @@ export interface ConversationFilter {
   userId: string;
   sinceMs: number;
   search: string;
+  /** A taxonomy node (leaf or category) of the run `clusterRun`; '' for no cluster filter. */
+  clusterId?: string;
+  clusterRun?: string;
 }
 
 export interface ConversationRow {
@@ -36,6 +39,8 @@ const filterParams = (f: ConversationFilter) => ({
   user_id: f.userId,
   since_ms: f.sinceMs,
   search: f.search,
+  cluster_id: f.clusterId ?? '',
+  cluster_run: f.clusterRun ?? '',
 });
 
 /**

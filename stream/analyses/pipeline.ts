@@ -9,6 +9,7 @@ import { HALLUCINATIONS_VERSION, detectHallucinations } from './hallucinations.j
 import { LAZINESS_VERSION, detectLaziness } from './laziness.js';
 import { SUMMARY_VERSION, summarize } from './summary.js';
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
+import { SEGMENT_GOALS_VERSION, segmentGoals } from './segment-goals.js';
 import { CATEGORIES_VERSION, categorizeCalls, createCategoryRegistry, type CategoryRegistry } from './tool-failure-categories.js';
 import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
 
@@ -77,6 +78,14 @@ export const STEPS: readonly Step[] = [
     version: EMOTIONS_VERSION,
     run(s, out) {
       out.emotions = detectEmotions(s, { hallucinations: out.hallucinations });
+    },
+  },
+  {
+    // last: reads the segments and the summary
+    name: 'segment-goals',
+    version: SEGMENT_GOALS_VERSION,
+    run(s, out) {
+      out.segment_goals = segmentGoals(s, out.segments, out.summary);
     },
   },
 ];

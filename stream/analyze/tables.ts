@@ -23,6 +23,7 @@ const PURE_TABLES: Readonly<Record<string, string>> = {
   emotions: 'emotion_detections',
   laziness: 'laziness_detections',
   hallucinations: 'hallucination_findings',
+  'segment-goals': 'segment_texts',
 };
 
 export const FRAMEWORK_ANALYZERS: readonly FrameworkAnalyzer[] = [
