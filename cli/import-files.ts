@@ -1,7 +1,8 @@
 /**
  * Which of the paths given to `tracehouse import` can be imported, and why the others cannot: a
- * file named on the command line that is not `.json`/`.jsonl`, a `.json` that is not a list of
- * chat messages, a `.jsonl` with no session entry. Skipped files are reported with the reason,
+ * file named on the command line that is not `.json`/`.jsonl`/`.md`/`.txt`, a `.json` that is not a
+ * list of chat messages, a `.jsonl` with no session entry, a `.md`/`.txt` that is not a console
+ * transcript. Skipped files are reported with the reason,
  * never counted as an empty import.
  */
 import { statSync } from 'node:fs';
@@ -23,7 +24,7 @@ export function planImport(paths: readonly string[]): ImportPlan {
   const walkable: string[] = [];
   for (const p of paths) {
     const st = statSync(p);
-    if (st.isFile() && !/\.jsonl?$/.test(p)) skippedFiles.push({ file: p, reason: 'not a .json (OpenAI-chat trajectories) or .jsonl (Claude Code session log) file' });
+    if (st.isFile() && !/\.(jsonl?|md|txt)$/.test(p)) skippedFiles.push({ file: p, reason: 'not a .json (OpenAI-chat trajectories), .jsonl (Claude Code session log) or .md/.txt (console transcript) file' });
     else walkable.push(p);
   }
   const converted: ConvertedFile[] = [];
@@ -38,7 +39,10 @@ export function planImport(paths: readonly string[]): ImportPlan {
 
 function unrecognised(c: ConvertedFile): string | undefined {
   if (c.events.length > 0) return undefined;
-  if (c.format === 'unknown') return c.file.endsWith('.json') ? 'not OpenAI-chat trajectories: no list of {role, content} messages (or not valid JSON)' : 'unrecognised format';
+  if (c.format === 'unknown') {
+    if (c.file.endsWith('.json')) return 'not OpenAI-chat trajectories: no list of {role, content} messages (or not valid JSON)';
+    return /\.(md|txt)$/.test(c.file) ? 'not a console transcript: no "> prompt" line followed by a "⏺" reply' : 'unrecognised format';
+  }
   return `no Claude Code session entry${c.skipped ? ` (${c.skipped} line${c.skipped === 1 ? '' : 's'} unreadable or of another kind)` : ''}`;
 }
 

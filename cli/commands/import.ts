@@ -38,7 +38,7 @@ function defaultUrl(config: Config): string {
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'Backfill Claude Code session logs and OpenAI-chat trajectories through /v1/ingest',
+  summary: 'Backfill Claude Code session logs, OpenAI-chat trajectories and console transcripts through /v1/ingest',
   usage: `Usage: tracehouse import <file-or-dir>... [--url URL] [--key KEY] [--environment ENV] [--dry-run] [--json]
 
 Reads files a user already has and sends them through the ingest role's direct route
@@ -47,8 +47,9 @@ Reads files a user already has and sends them through the ingest role's direct r
             sharing one message.id become one message; sidechains (sub-agents) their own threads
   *.json    OpenAI-chat trajectories: a list of {messages|traj} objects (e.g. tau-bench results)
             or one message list; tool messages become tool_result blocks
-Directories are searched recursively for *.json and *.jsonl. A file that is neither format is
-skipped and named with the reason. Ids and times are derived from the files, so importing the same
+  *.md *.txt  Claude Code terminal transcripts ("> prompt", "⏺ Tool(...)", "⎿ result" lines)
+Directories are searched recursively for these. A file of none of these formats is skipped and
+named with the reason. Ids and times are derived from the files, so importing the same
 files again stores nothing twice.
 
   --url URL          ingest address (default http://127.0.0.1:<INGEST_PORT>, as \`start\` uses)

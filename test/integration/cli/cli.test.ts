@@ -62,10 +62,10 @@ test('import reads INGEST_PORT and TRACEHOUSE_KEY like start, skips unrecognised
   assert.ok(summary.messages > 1 && summary.rejected === 0);
   const skipped = Object.fromEntries(summary.skipped_files.map((f: { file: string; reason: string }) => [f.file.slice(dir.length + 1), f.reason]));
   assert.equal(Object.keys(skipped).sort(), ['nested/broken.json', 'nested/config.json', 'nested/other.jsonl', 'notes.txt']);
-  assert.match(skipped['notes.txt'], /not a \.json .* or \.jsonl .* file/);
+  assert.match(skipped['notes.txt'], /not a console transcript/);
   assert.match(skipped['nested/config.json'], /not OpenAI-chat trajectories/);
   assert.match(skipped['nested/other.jsonl'], /no Claude Code session entry/);
-  assert.match(r.stderr, /skipped .*notes\.txt: not a \.json/);
+  assert.match(r.stderr, /skipped .*notes\.txt: not a console transcript/);
   // tau-bench has no times: the converter stamps them from a fixed date in 2024
   assert.match(r.stderr, /warning: \d+ of \d+ messages \(\d+ of \d+ conversations entirely\) are older than 90 days/);
   assert.ok(summary.outside_overview > 0 && summary.outside_overview < summary.messages, 'the recent session is inside the window');
