@@ -5,19 +5,13 @@
  * bytes — then sometimes damaged as bytes. Deterministic for a seed.
  */
 import { encodeProtoRequest, type Signal } from '../../ingest/otlp/decode-proto.js';
+import { mulberry32 } from '../../core/random.js';
 
 export type Rng = () => number;
 
 /** mulberry32: small, fast, good enough for test data. */
 export function prng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed);
 }
 
 const pick = <T>(rnd: Rng, list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;

@@ -2,6 +2,7 @@
  * Seeded pseudo-random numbers and the distributions the workload draws from. Everything in the
  * generator goes through an `Rng` so that one seed always yields the same bytes.
  */
+import { mulberry32 } from '../../core/random.js';
 export interface Rng {
   /** Uniform in [0, 1). */
   next(): number;
@@ -21,14 +22,7 @@ export interface Rng {
 
 /** mulberry32: tiny, fast and good enough for workload shapes (not for secrets). */
 export function createRng(seed: number): Rng {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const normal = () => {
     // Box-Muller; 1 - next() keeps log() away from 0
     const u = 1 - next();

@@ -8,6 +8,7 @@
  */
 import type { DirectEvent } from '../../stream/import/index.js';
 import type { EmotionFamily } from '../../stream/analyses/types.js';
+import { mulberry32 } from '../../core/random.js';
 
 export interface PlantedTurn {
   conversationId: string;
@@ -22,14 +23,7 @@ export interface PlantedTurn {
 
 /** Deterministic PRNG (mulberry32). */
 export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed);
 }
 
 const OBJ = ['the login form', 'the date parser', 'the CSV export', 'the retry logic', 'the config loader', 'the payment page', 'the unit tests', 'the migration', 'the search index', 'the README'];

@@ -9,6 +9,7 @@ import { buildSnapshot, type StoredMessage } from '../../stream/analyses/snapsho
 import type { ConversationSnapshot, FailureCategory } from '../../stream/analyses/types.js';
 import { vMeasure } from '../lib/metrics.js';
 import type { SourceSnapshots } from './sources.js';
+import { mulberry32 } from '../../core/random.js';
 
 export type Mode = 'primed' | 'online';
 
@@ -42,14 +43,7 @@ export function run(sources: readonly SourceSnapshots[], mode: Mode, similarity?
 
 /** Seeded shuffle (mulberry32), so the report is reproducible. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rnd = mulberry32(seed);
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));

@@ -6,6 +6,7 @@
  * package offers over typed-array CSR matrices, and the dense part is a (k + 10)² eigenproblem
  * (docs/analyses.md "Vectors and search" says why no library was taken). Deterministic for a seed.
  */
+import { mulberry32 } from '../../../core/random.js';
 
 /** A sparse matrix in compressed-row form (rows = documents, columns = features). */
 export interface Csr {
@@ -17,17 +18,8 @@ export interface Csr {
   values: Float32Array;
 }
 
-/** Mulberry32: a small seeded generator (uniform in [0, 1)). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (uniform in [0, 1)): core/random.ts. */
+export const seededRandom = mulberry32;
 
 function gaussian(rand: () => number): number {
   const u = Math.max(rand(), 1e-12);

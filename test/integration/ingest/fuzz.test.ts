@@ -8,6 +8,7 @@ import { startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { createIngestApp } from '../../../ingest/app.js';
 import { decodeProtoResponse, encodeProtoRequest } from '../../../ingest/otlp/decode-proto.js';
 import { kv, logsEnvelope, purge } from './lib.js';
+import { mulberry32 } from '../../../core/random.js';
 
 /**
  * Seeded fuzzing of every route through app.callback(): mutated OTLP JSON, protobuf, hook and
@@ -18,14 +19,7 @@ const ITERATIONS = Number(process.env.FUZZ_ITERATIONS ?? 5000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20260101);
 
 function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed);
 }
 
 let ts: TestSystem;

@@ -4,20 +4,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projectRoot } from '../../../core/paths.js';
 import { mayHoldSecret, redact, redactUnhinted } from '../../../ingest/redact/redact.js';
+import { mulberry32 } from '../../../core/random.js';
 
 const dir = join(projectRoot, 'test', 'fixtures', 'redaction');
 const secrets = (JSON.parse(readFileSync(join(dir, 'secrets.json'), 'utf8')) as Array<{ text: string }>).map((s) => s.text);
 const prose = JSON.parse(readFileSync(join(dir, 'prose.json'), 'utf8')) as string[];
 
-/** Deterministic PRNG (mulberry32) so a failure is reproducible. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG so a failure is reproducible. */
+const rng = mulberry32;
 
 const FRAGMENTS = [
   'PASSWORD', 'password', 'Pass', 'pass:', 'passed', 'pwd', 'Secret', 'secretary', 'TOKEN', 'tokens', 'api_key', 'apiKey',
