@@ -1,5 +1,6 @@
 /** Every evaluation of `npm run eval`, in report order. Each analysis adds its module here. */
 import type { EvalModule } from './lib/report.js';
 import { segmentsEval } from './segments/index.js';
+import { stepScoresEval } from './step-scores/index.js';
 
-export const modules: EvalModule[] = [segmentsEval];
+export const modules: EvalModule[] = [segmentsEval, stepScoresEval];

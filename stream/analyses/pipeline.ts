@@ -5,6 +5,8 @@
  * error and leaves its part of the result empty, the others still run.
  */
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
+import { STEP_SCORES_VERSION, scoreSteps } from './step-scores.js';
+import { WORLD_STATE_VERSION, buildWorldState } from './world-state.js';
 import type { ConversationAnalysis, ConversationSnapshot, FailureCategory, ToolCallResult } from './types.js';
 
 /** What the tool-failure categories need from the workspace (its registry of templates). */
@@ -59,6 +61,21 @@ export const STEPS: readonly Step[] = [
     version: SEGMENTS_VERSION,
     run(s, out) {
       out.segments = segmentConversation(s);
+    },
+  },
+  // world state before step scores: a segment's score names the thread it serves
+  {
+    name: 'world-state',
+    version: WORLD_STATE_VERSION,
+    run(s, out) {
+      out.world_state = buildWorldState(s, out.segments);
+    },
+  },
+  {
+    name: 'step-scores',
+    version: STEP_SCORES_VERSION,
+    run(s, out) {
+      out.step_scores = scoreSteps(s, out);
     },
   },
 ];
