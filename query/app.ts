@@ -18,6 +18,8 @@ import { mountOverview } from './routes/overview.js';
 import { mountToolFailures } from './routes/tool-failures.js';
 import { mountSearch } from './routes/search.js';
 import { mountFeedback } from './routes/feedback.js';
+import { mountStepScores } from './routes/step-scores.js';
+import { mountWorldState } from './routes/world-state.js';
 
 export interface QueryDeps {
   config: Config;
@@ -69,6 +71,8 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   mountToolFailures(router, routeDeps);
   mountSearch(router, routeDeps);
   mountFeedback(router, routeDeps);
+  mountStepScores(router, routeDeps);
+  mountWorldState(router, routeDeps);
   defineRoute(router, deps.keys, whoami, async ({ principal }) => ({ tenant: principal.tenant, role: principal.role, scopes: principal.scopes }));
   const document = buildOpenApi(ENDPOINTS, '1.0.0');
   defineRoute(router, deps.keys, openapiDocument, async () => document);

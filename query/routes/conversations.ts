@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { RequestState } from '../../core/http.js';
 import type { Infer } from '../../schemas/api/infer.js';
 import { conversationContext, listConversations } from '../../schemas/api/conversations.js';
-import { createConversationsRepo } from '../repo/conversations.js';
+import { createConversationsRepo, worldStateTerms } from '../repo/conversations.js';
 import { createContextRepo } from '../repo/context.js';
 import { offsetPage } from '../pagination.js';
 import { timeRangeStartMs } from '../time.js';
@@ -15,11 +15,11 @@ type ContextQuery = Infer<(typeof conversationContext)['query']>;
 type ContextResponse = Infer<(typeof conversationContext)['response']>;
 
 /**
- * Filters that need analyses not built yet (clusters, world state, step scores, frustration) are
- * validated now; no conversation carries such data yet, so an active one matches nothing.
+ * Filters that need analyses not built yet (clusters) are validated now; no conversation carries
+ * such data yet, so an active one matches nothing.
  */
 function needsMissingAnalysis(q: ListQuery): boolean {
-  return q.cluster_id !== undefined || q.world_state !== undefined || q.outcome !== 'any';
+  return q.cluster_id !== undefined;
 }
 
 export function mountConversations(router: Router<RequestState>, deps: RouteDeps): void {
@@ -37,6 +37,8 @@ export function mountConversations(router: Router<RequestState>, deps: RouteDeps
         userId: q.user_id ?? '',
         sinceMs: timeRangeStartMs(q.time_range, deps.now()),
         search: q.search ?? '',
+        outcome: q.outcome,
+        worldStateTerms: worldStateTerms(q.world_state),
       },
       q.limit,
       q.offset,

@@ -14,6 +14,7 @@
  * Deterministic; reads the segments, tool calls, emotions and hallucinations of the analysis.
  */
 import { createHash } from 'node:crypto';
+import { FRUSTRATION_MIN, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM } from '../../schemas/outcome.js';
 import { callHazards, closedAfter, messageHazards, scoringContext, segmentCalls, BASE_UNITS, H_BASE, type Hazard, type HazardFamily, type SegmentWalk } from './step-scores-evidence.js';
 import { isHandoff, threadIdOf } from './world-state-threads.js';
 import type { ConversationAnalysis, ConversationSnapshot, EmotionDetection, Segment, SnapshotToolCall, StepScoreRollup, StepScores, StepScoreSegment, StepScoreStep } from './types.js';
@@ -31,15 +32,6 @@ export const SURVIVAL_SHARE = 0.5;
 /** A segment whose final progress is below this gets a failure type. */
 export const FAILED_BELOW = 0.5;
 
-/**
- * The `outcome` filter of GET /conversations (the SQL in sql/queries/query-conversations-*.sql
- * applies the same thresholds): negative = blended score below OUTCOME_NEGATIVE_BELOW or a
- * frustration detection scoring at least FRUSTRATION_MIN; positive = blended score at least
- * OUTCOME_POSITIVE_FROM and no such detection.
- */
-export const OUTCOME_NEGATIVE_BELOW = 0.65;
-export const OUTCOME_POSITIVE_FROM = 0.7;
-export const FRUSTRATION_MIN = 0.5;
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
 const hash = (s: string, n: number) => createHash('sha1').update(s).digest('hex').slice(0, n);
@@ -175,10 +167,16 @@ export function rollupOf(scored: ReadonlyArray<{ score: number; weight: number }
   };
 }
 
+export { FRUSTRATION_MIN, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM };
+
 /** A frustration detection strong enough for the `outcome` filter. */
 export const frustrated = (emotions: readonly EmotionDetection[]): boolean => emotions.some((e) => e.family === 'frustration' && e.score >= FRUSTRATION_MIN);
 
-/** The conversation's `outcome` as the list filter decides it (null: neither positive nor negative). */
+/**
+ * The conversation's `outcome` as GET /conversations decides it (null: neither): negative = blended
+ * score below OUTCOME_NEGATIVE_BELOW or a frustration detection scoring at least FRUSTRATION_MIN;
+ * positive = blended score at least OUTCOME_POSITIVE_FROM and no such detection.
+ */
 export function outcomeOf(rollup: StepScoreRollup | null, emotions: readonly EmotionDetection[]): 'positive' | 'negative' | null {
   const f = frustrated(emotions);
   if (f || (rollup && rollup.blended_score < OUTCOME_NEGATIVE_BELOW)) return 'negative';
