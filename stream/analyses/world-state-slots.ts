@@ -168,8 +168,9 @@ export function factsFromCallResult(c: SnapshotToolCall, msgIndex: number, block
   for (const [k, v] of Object.entries(result)) {
     const key = canonicalKey(k);
     if (isAction(c) && /_id$/.test(key)) take(key, v);
-    else if (profile && isDurableKey(key)) take(key, v);
-    else if (profile && v && typeof v === 'object' && !Array.isArray(v)) {
+    else if (profile && isScalar(v)) {
+      if (isDurableKey(key)) take(key, v);
+    } else if (profile && v && typeof v === 'object' && !Array.isArray(v)) {
       for (const [f, fv] of Object.entries(v)) {
         const nested = canonicalKey(f);
         if (isDurableKey(nested)) take(nested, fv);
@@ -196,7 +197,7 @@ const mixedToken = (v: string) => /[A-Za-z]/.test(v.replace(/^#/, '')) && /\d/.t
 const EXPLICIT_ID = /\b([a-z]{2,})[ -](id|number|num|code)\b(?!\s+of\b)(?:\s*(?:is|was|=|:)\s*|\s+)?(#\s?)?([A-Za-z0-9][\w.@-]*\w)/gi;
 const NOUN_TOKEN = /\b([A-Za-z]{3,})\s+(#\d{3,}|#?[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|#?[A-Z][A-Z0-9]{4,11})\b/g;
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}/g;
-const MY_NAME = /\bmy (?:full )?name is ([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){0,2})/g;
+const MY_NAME = /\b[Mm]y (?:full )?name is ([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){0,2})/g;
 const PHONE = /\b(?:phone|mobile|cell)(?: number)?\s*(?:is|:)?\s*(\+?\d[\d ().-]{6,18}\d)/gi;
 const ZIP = /\bzip(?: code)?\s*(?:is|:)?\s*(\d{5}(?:-\d{4})?)\b/gi;
 const CHOICE = /\b(?:(?:i'?ll|i will|let'?s|we'?ll|i'?d like to|i want to)\s+(?:go with|take|choose|pick|select|opt for|go for)|i (?:choose|pick|prefer|select)|i'?d prefer)\s+([^.!?\n]{2,80})/gi;
