@@ -4,7 +4,7 @@
  * and the segment's failure type name it). The constants and the formula that combines them are
  * documented in docs/analyses.md "Step scores"; step-scores.ts does the combining.
  */
-import { askedIdKeys } from './world-state-slots.js';
+import { askedIdKeys } from './world-state-speech.js';
 import { isHandoff } from './world-state-threads.js';
 import { asksQuestion, closureCue, correctionCue, deferralCue, goAheadCue, inabilityCue, withdrawalCue } from './text/reactions.js';
 import { isHumanTurn, requestText } from './text/turns.js';

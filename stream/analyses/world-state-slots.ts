@@ -1,14 +1,13 @@
 /**
- * Facts for the world state's slots, each with where it was stated: what the person says in their
- * turns (ids they give, their e-mail or name, the option they choose, file paths), the arguments
- * of the agent's calls (identifiers of any call; every scalar option of a state-changing call —
+ * Facts for the world state's slots, each with where it was stated: the arguments of the agent's
+ * calls (identifiers of any call; every scalar option of a state-changing call —
  * the options actually chosen), and what calls return (the ids a state-changing call created; the
- * profile fields a lookup by the user's own id returned). Rules are structural and generic:
- * argument names and phrasing, never a product's vocabulary. docs/analyses.md "World state".
+ * profile fields a lookup by the user's own id returned). What the person says is read by
+ * world-state-speech.ts. Rules are structural and generic: argument names and phrasing, never a
+ * product's vocabulary. docs/analyses.md "World state".
  */
 import type { SlotProvenance } from '../../schemas/world-state.js';
 import type { SnapshotToolCall } from './types.js';
-import { maskCode } from './text/prose.js';
 
 export interface Fact {
   key: string;
@@ -177,87 +176,5 @@ export function factsFromCallResult(c: SnapshotToolCall, msgIndex: number, block
       }
     }
   }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// What the person says
-
-/** Words that are not the noun of an identifier ("my ID is …", "see README", "version v2"). */
-const NOT_A_NOUN = new Set('the my your a an this that its their his her our valid correct same new old is was be to for with on in at of and or use see run try version node python step line page port room chapter item number id code please here there it me you we they just also total exact full right whole'.split(' '));
-/** Record nouns whose ids may be letters only or digits only ("reservation HATHAT", "order 123456"). */
-const RECORD_NOUN = /^(?:reservation|booking|order|ticket|case|confirmation|invoice|account|record|request|issue|transaction|shipment|tracking|claim|policy|itinerary|pnr|incident|subscription)$/;
-const CODE_NOUN = /^(?:zip|postal|country|area|promo|discount|coupon|language|currency|status|error|exit|source|verification|access|auth|otp)$/;
-
-const idLike = (v: string) => /\d/.test(v) || /_/.test(v) || /@/.test(v) || /^#?[A-Z0-9-]{4,}$/.test(v);
-/** Numbers with a unit or an ordinal ("20th", "10am", "5kg", "2x") are not identifiers. */
-const MEASURE = /^\d+(?:[.,]\d+)?(?:st|nd|rd|th|am|pm|h|hr|hrs|m|min|mins|s|sec|ms|kg|g|lb|lbs|km|mi|gb|mb|kb|tb|x|k|px|em|d|w|y)$/i;
-const mixedToken = (v: string) => /[A-Za-z]/.test(v.replace(/^#/, '')) && /\d/.test(v) && !MEASURE.test(v);
-
-const EXPLICIT_ID = /\b([a-z]{2,})[ -](id|number|num|code)\b(?!\s+of\b)(?:\s*(?:is|was|=|:)\s*|\s+)?(#\s?)?([A-Za-z0-9][\w.@-]*\w)/gi;
-const NOUN_TOKEN = /\b([A-Za-z]{3,})\s+(#\d{3,}|#?[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*|#?[A-Z][A-Z0-9]{4,11})\b/g;
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}/g;
-const MY_NAME = /\b[Mm]y (?:full )?name is ([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){0,2})/g;
-const PHONE = /\b(?:phone|mobile|cell)(?: number)?\s*(?:is|:)?\s*(\+?\d[\d ().-]{6,18}\d)/gi;
-const ZIP = /\bzip(?: code)?\s*(?:is|:)?\s*(\d{5}(?:-\d{4})?)\b/gi;
-const CHOICE = /\b(?:(?:i'?ll|i will|let'?s|we'?ll|i'?d like to|i want to)\s+(?:go with|take|choose|pick|select|opt for|go for)|i (?:choose|pick|prefer|select)|i'?d prefer)\s+([^.!?\n]{2,80})/gi;
-const FILE_PATH = /(?:^|[\s(`'"])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s)`'",:;!?]|\.(?:\s|$))/g;
-/** Ids an agent asks for: "your user ID", "the reservation number". */
-const ASKED_ID = /\b(?:your|the)\s+([a-z]{3,})\s+(?:id|number|code)s?\b(?!\s+of\b)/gi;
-const ANSWER_TOKEN = /(?<![\w@.#])(#?[A-Za-z][\w-]*\d[\w-]*|[a-z]+_[a-z_]*[a-z0-9]|#?[A-Z0-9]{5,12}|#\d{3,})(?![\w@])/g;
-
-/** Slot keys of the ids an agent message asks for ("your user ID" → `user_id`). */
-export function askedIdKeys(agentText: string): string[] {
-  const nouns = [...maskCode(agentText).matchAll(ASKED_ID)].map((m) => m[1]!.toLowerCase()).filter((n) => !NOT_A_NOUN.has(n));
-  return [...new Set(nouns.map((n) => idKeyOf(n, 'id')))];
-}
-
-function idKeyOf(noun: string, kind: string): string {
-  const n = noun.toLowerCase();
-  if (n === 'phone' || n === 'zip' || n === 'postal') return n === 'postal' ? 'zip' : n;
-  if (kind.toLowerCase() === 'code' && CODE_NOUN.test(n)) return `${n}_code`;
-  return canonicalKey(`${n}_id`);
-}
-
-/** Facts a person states in one turn (`previousAgentText`: the agent message it answers). */
-export function factsFromUserText(text: string, msgIndex: number, previousAgentText: string): Fact[] {
-  const t = maskCode(text);
-  const provenance: SlotProvenance = { source: 'user_text', msgIndex, blockIndex: 0 };
-  const out: Fact[] = [];
-  const taken = new Set<string>();
-  const add = (key: string, value: string) => {
-    const v = value.trim().replace(/[.,;:!?]+$/, '');
-    if (!key || !v || v.length > MAX_VALUE_CHARS || out.some((f) => f.key === key)) return;
-    out.push({ key, value: v, durable: isDurableKey(key), provenance });
-    taken.add(v.replace(/^#/, ''));
-  };
-  // cheap tests first: most turns hold none of these
-  if (t.includes('@')) for (const m of t.matchAll(EMAIL)) add('email', m[0]);
-  if (t.includes('name is')) for (const m of t.matchAll(MY_NAME)) add('name', m[1]!);
-  if (/phone|mobile|cell/i.test(t)) for (const m of t.matchAll(PHONE)) add('phone', m[1]!.replace(/\s+/g, ' '));
-  if (/zip/i.test(t)) for (const m of t.matchAll(ZIP)) add('zip', m[1]!);
-  if (/\b(?:id|number|num|code)\b/i.test(t)) {
-    for (const m of t.matchAll(EXPLICIT_ID)) {
-      const [, noun, kind, hash, value] = m;
-      if (NOT_A_NOUN.has(noun!.toLowerCase()) || !idLike(value!) || taken.has(value!)) continue;
-      add(idKeyOf(noun!, kind!), (hash ? '#' : '') + value!);
-    }
-  }
-  if (/[\d#_]|[A-Z]{5}/.test(t)) {
-    for (const m of t.matchAll(NOUN_TOKEN)) {
-      const noun = m[1]!.toLowerCase();
-      const token = m[2]!;
-      if (NOT_A_NOUN.has(noun) || taken.has(token.replace(/^#/, ''))) continue;
-      if (!mixedToken(token) && !token.startsWith('#') && !RECORD_NOUN.test(noun)) continue;
-      add(canonicalKey(`${noun}_id`), token);
-    }
-    const asked = askedIdKeys(previousAgentText);
-    if (asked.length) {
-      const tokens = [...t.matchAll(ANSWER_TOKEN)].map((m) => m[1]!).filter((v) => !taken.has(v.replace(/^#/, '')) && idLike(v));
-      asked.slice(0, tokens.length).forEach((key, i) => add(key, tokens[i]!));
-    }
-  }
-  if (/\b(?:go with|take|choose|pick|select|opt for|go for|prefer)\b/i.test(t)) for (const m of t.matchAll(CHOICE)) add('choice', m[1]!);
-  if (t.includes('/')) for (const m of t.matchAll(FILE_PATH)) add('file_path', m[1]!);
   return out;
 }

@@ -60,10 +60,14 @@ class ThreadBook {
     const changes: ThreadChange[] = [];
     const replied = this.agentReplied;
     this.agentReplied = false;
+    const asks = requestCue(turn);
     if (!this.current) {
-      // "Thanks, that worked! Now …": the acknowledgement closes the thread left open
+      // "Thanks, that worked! Now …" or a plain "Thank you!": the acknowledgement closes the thread left open
       const previous = this.lastOpen();
-      if (previous && replied && withoutAck(turn) !== turn && !correctionCue(turn)) changes.push(this.setStatus(previous, 'resolved', msgIndex, 'resolved'));
+      const closes = replied && !correctionCue(turn) && (withoutAck(turn) !== turn || closureCue(turn));
+      if (previous && closes) changes.push(this.setStatus(previous, 'resolved', msgIndex, 'resolved'));
+      // a turn that only closes (no request) opens no new thread
+      if (closureCue(turn) && !asks) return changes;
       const thread: Thread = { id: threadIdOf(segmentId), status: 'open', summary: '', goal: goalText(turn), timeline: [{ msgIndex, kind: 'opened', text: goalText(turn) }], subgoals: [] };
       this.threads.push(thread);
       this.current = thread;
@@ -71,7 +75,6 @@ class ThreadBook {
       return changes;
     }
     const t = this.current;
-    const asks = requestCue(turn);
     if (withdrawalCue(turn)) {
       if (t.status !== 'cancelled') changes.push(this.setStatus(t, 'cancelled', msgIndex, 'cancelled'));
     } else if (deferralCue(turn) && !asks) {

@@ -7,8 +7,9 @@
  * (world-state-threads.ts). The state at any point is these events folded in order
  * (schemas/world-state.ts); segments record their end state and what was carried into them.
  */
-import { applyEvent, emptyFoldState, sortedSlots, type DurableProfile, type SlotMap, type StateEvent, type StateEventType, type Thread, type WorldSegment, type WorldState } from '../../schemas/world-state.js';
-import { factsFromCallInput, factsFromCallResult, factsFromUserText, isAction, type Fact } from './world-state-slots.js';
+import { applyEvent, emptyFoldState, sortedSlots, type DurableProfile, type SlotMap, type SlotProvenance, type StateEvent, type StateEventType, type Thread, type WorldSegment, type WorldState } from '../../schemas/world-state.js';
+import { factsFromCallInput, factsFromCallResult, isAction, type Fact } from './world-state-slots.js';
+import { factsFromUserText, statedTokens } from './world-state-speech.js';
 import { createThreadBook, isHandoff, type ThreadChange } from './world-state-threads.js';
 import { isHumanTurn, requestText } from './text/turns.js';
 import type { ConversationSnapshot, Segment, SnapshotMessage, SnapshotToolCall } from './types.js';
@@ -87,15 +88,22 @@ function createEmitter(s: ConversationSnapshot) {
     events.push(event);
     applyEvent(state, event);
   };
+  /** Id-like values the person said, with where they first said them. */
+  const stated = new Map<string, SlotProvenance>();
+  const heard = (text: string, msgIndex: number) => {
+    for (const v of statedTokens(text)) if (!stated.has(v)) stated.set(v, { source: 'user_text', msgIndex, blockIndex: 0 });
+  };
   const setFact = (f: Fact) => {
     const current = state.slots[f.key];
     if (current?.value === f.value) return; // restated: the first statement stays the provenance
     const eventType: StateEventType = current ? 'slot_update' : 'slot_set';
-    emit(f.provenance.msgIndex, f.provenance.blockIndex, { eventType, slotKey: f.key, oldValue: current?.value ?? null, newValue: f.value, provenance: f.provenance, durable: f.durable });
+    // a call using a value the person said got it from them: the person's turn is the provenance
+    const provenance = f.provenance.source === 'user_text' ? f.provenance : stated.get(f.value) ?? f.provenance;
+    emit(f.provenance.msgIndex, f.provenance.blockIndex, { eventType, slotKey: f.key, oldValue: current?.value ?? null, newValue: f.value, provenance, durable: f.durable });
   };
   const threadChange = (msgIndex: number, c: ThreadChange) =>
     emit(msgIndex, 0, { eventType: c.eventType, slotKey: c.threadId, oldValue: c.from, newValue: c.to, provenance: { source: 'user_text', msgIndex, blockIndex: 0 }, durable: false });
-  return { state, events, emit, setFact, threadChange, setSegment: (index: number, id: string) => (segment = { index, id }) };
+  return { state, events, emit, setFact, heard, threadChange, setSegment: (index: number, id: string) => (segment = { index, id }) };
 }
 
 /** What each message contributes, in block order: the person's words, then calls, then results. */
@@ -103,6 +111,7 @@ function walkMessage(m: SnapshotMessage, blocks: MessageBlocks, previousAgentTex
   if (isHumanTurn(m)) {
     const request = requestText(m);
     if (request.trim()) {
+      em.heard(request, m.index);
       for (const f of factsFromUserText(request, m.index, previousAgentText)) em.setFact(f);
       for (const c of book.humanTurn(request, m.index, segmentId)) em.threadChange(m.index, c);
     }

@@ -10,7 +10,7 @@ import { maskQuoted } from './prose.js';
 
 const CLOSURE = [
   /^(?:thanks|thank you|thx|ty|many thanks|much appreciated|appreciate it|i appreciate|perfect|great|awesome|excellent|wonderful|fantastic|brilliant|amazing|nice|cool|sweet|lovely|got it|understood|ok(?:ay)?|alright|all right|sounds good|looks good|lgtm|works|it works|that works|that worked|done|all good|all set|good|fine|noted|cheers)\b/i,
-  /\b(?:that'?s (?:all|everything|it)(?: i (?:need(?:ed)?|wanted))?|that (?:will|should) be all|nothing else|no(?:thing)? more(?: questions)?|(?:that|this|it)(?:'s| is) (?:working|fixed|solved|resolved|perfect|exactly what i)|works (?:now|great|perfectly)|problem solved|you(?:'ve| have) been (?:very |so |really )?helpful)\b/i,
+  /\b(?:that'?s (?:all|everything|it)(?: i (?:need(?:ed)?|wanted))?|that (?:will|should) be all|nothing else|no(?:thing)? more(?: questions)?|(?:that|this|it)(?:'s| is) (?:working|fixed|solved|resolved|perfect|exactly what i)|works (?:now|great|perfectly)|problem solved|you(?:'ve| have) been (?:very |so |really )?helpful|(?:really |truly )?appreciate (?:it|that|this|your help|the help|your assistance|all your))\b/i,
   /\b(?:thanks|thank you)(?: (?:so|very) much| a lot| again)?(?: for (?:your|the|all) (?:help|assistance|support))?\s*[.!]*\s*$/i,
 ];
 

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { analyzeSnapshot } from '../../../stream/analyses/pipeline.js';
 import { buildWorldState } from '../../../stream/analyses/world-state.js';
-import { factsFromUserText } from '../../../stream/analyses/world-state-slots.js';
+import { factsFromUserText } from '../../../stream/analyses/world-state-speech.js';
 import type { Segment } from '../../../stream/analyses/types.js';
 import { conversation } from './build.js';
 
