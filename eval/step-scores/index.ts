@@ -9,6 +9,7 @@ import { analyzeSnapshot } from '../../stream/analyses/pipeline.js';
 import { OUTCOME_NEGATIVE_BELOW, STEP_SCORES_VERSION, outcomeOf } from '../../stream/analyses/step-scores.js';
 import { fmt, prf, rocAuc, confusion } from '../lib/metrics.js';
 import type { EvalModule, EvalSection, EvalTable } from '../lib/report.js';
+import { speedRows } from './speed.js';
 import { loadTau, type TauCase } from './tau.js';
 
 interface Scored extends TauCase {
@@ -72,6 +73,12 @@ export const stepScoresEval: EvalModule = {
       aucTable.rows.push(...r.auc);
       negTable.rows.push(...r.neg);
     }
+    const speed = speedRows(cases.map((c) => c.snapshot));
+    const speedTable: EvalTable = {
+      title: 'CPU time of world state and step scores (µs per conversation, this process)',
+      columns: ['input', 'messages', 'world state µs', 'step scores µs', 'both µs per message'],
+      rows: speed.map((r) => [r.label, r.messages, Math.round(r.worldStateUs), Math.round(r.stepScoresUs), (r.worldStateUs + r.stepScoresUs) / r.messages]),
+    };
     const failed = (set: readonly Scored[]) => prf(confusion(set.map((c) => c.negative), set.map((c) => !c.success)));
     const aucOf = (set: readonly Scored[]) => rocAuc(set.map((c) => c.blended), set.map((c) => c.success));
     const notes = [
@@ -85,7 +92,7 @@ export const stepScoresEval: EvalModule = {
     return {
       name: 'step-scores',
       title: 'Step scores',
-      tables: [aucTable, negTable],
+      tables: [aucTable, negTable, speedTable],
       notes,
       figures: {
         auc_all: aucOf(scored),
@@ -96,6 +103,8 @@ export const stepScoresEval: EvalModule = {
         negative_precision_heldout: failed(held).precision,
         negative_recall_heldout: failed(held).recall,
         us_per_conversation: usPerConversation,
+        us_world_state_and_step_scores_30_messages: speed[0]!.worldStateUs + speed[0]!.stepScoresUs,
+        us_world_state_and_step_scores_2000_messages: speed[speed.length - 1]!.worldStateUs + speed[speed.length - 1]!.stepScoresUs,
       },
     };
   },

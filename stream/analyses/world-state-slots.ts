@@ -66,8 +66,20 @@ const isScalar = (v: unknown): v is string | number | boolean => typeof v === 's
 const scalarText = (v: string | number | boolean) => (typeof v === 'string' ? v.trim() : String(v));
 const singular = (k: string) => k.replace(/ies$/, 'y').replace(/(?<!s)s$/, '');
 
+const objectCache = new Map<string, string>();
+
 /** The object a tool acts on, from its name: `cancel_reservation` → `reservation`, `getOrderDetails` → `order`. */
 export function toolObject(toolName: string): string {
+  let object = objectCache.get(toolName);
+  if (object === undefined) {
+    object = objectOf(toolName);
+    if (objectCache.size >= KEY_CACHE_MAX) objectCache.clear();
+    objectCache.set(toolName, object);
+  }
+  return object;
+}
+
+function objectOf(toolName: string): string {
   const parts = canonicalKey(toolName).split('_').filter(Boolean);
   while (parts.length > 1 && /^(?:get|list|find|search|fetch|read|lookup|show|view|cancel|update|modify|create|delete|remove|add|set|book|change|edit|check|make|send|put|post|patch)$/.test(parts[0]!)) parts.shift();
   while (parts.length > 1 && /^(?:details?|info|information|by|status|data|record)$/.test(parts[parts.length - 1]!)) parts.pop();

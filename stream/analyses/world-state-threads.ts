@@ -32,9 +32,12 @@ export const isHandoff = (c: SnapshotToolCall): boolean => HANDOFF.test(c.toolNa
 
 export const threadIdOf = (segmentId: string): string => 'thr_' + createHash('sha1').update(segmentId).digest('hex').slice(0, 12);
 
+/** At most `max` characters at a word boundary (long turns are clipped before whitespace is collapsed). */
+const clip = (text: string, max: number) => cutAtWord(text.length > 4 * max ? text.slice(0, 4 * max) : text, max);
+
 function goalText(turn: string): string {
   const t = turn.replace(/^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)(?: there)?\b[!,.]*\s*/i, '');
-  return cutAtWord(t || turn, GOAL_CHARS);
+  return clip(t || turn, GOAL_CHARS);
 }
 
 /** The threads of one conversation as the walk reaches each message. */
@@ -68,7 +71,8 @@ class ThreadBook {
       if (previous && closes) changes.push(this.setStatus(previous, 'resolved', msgIndex, 'resolved'));
       // a turn that only closes (no request) opens no new thread
       if (closureCue(turn) && !asks) return changes;
-      const thread: Thread = { id: threadIdOf(segmentId), status: 'open', summary: '', goal: goalText(turn), timeline: [{ msgIndex, kind: 'opened', text: goalText(turn) }], subgoals: [] };
+      const goal = goalText(turn);
+      const thread: Thread = { id: threadIdOf(segmentId), status: 'open', summary: '', goal, timeline: [{ msgIndex, kind: 'opened', text: goal }], subgoals: [] };
       this.threads.push(thread);
       this.current = thread;
       changes.push({ threadId: thread.id, from: null, to: 'open', eventType: 'thread_open' });
@@ -122,7 +126,7 @@ class ThreadBook {
   }
 
   private subgoal(t: Thread, turn: string, msgIndex: number): void {
-    const text = cutAtWord(withoutAck(turn) || turn, SUBGOAL_CHARS);
+    const text = clip(withoutAck(turn) || turn, SUBGOAL_CHARS);
     t.subgoals.push({ msgIndex, text });
     t.timeline.push({ msgIndex, kind: 'request', text });
   }

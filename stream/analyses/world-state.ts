@@ -91,6 +91,7 @@ function createEmitter(s: ConversationSnapshot) {
   /** Id-like values the person said, with where they first said them. */
   const stated = new Map<string, SlotProvenance>();
   const heard = (text: string, msgIndex: number) => {
+    if (!/[\d_#]|[A-Z]{5}/.test(text)) return; // no id-like token possible
     for (const v of statedTokens(text)) if (!stated.has(v)) stated.set(v, { source: 'user_text', msgIndex, blockIndex: 0 });
   };
   const setFact = (f: Fact) => {

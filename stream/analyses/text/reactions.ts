@@ -59,56 +59,64 @@ function speech(turn: string): string {
   return lastSpeech;
 }
 
+/**
+ * Each cue is asked of the same turns by several analyses of one conversation (threads, step
+ * scores): answers are kept per text, in a bounded cache cleared when full.
+ */
+function remembered(fn: (turn: string) => boolean): (turn: string) => boolean {
+  const cache = new Map<string, boolean>();
+  return (turn) => {
+    let v = cache.get(turn);
+    if (v === undefined) {
+      v = fn(turn);
+      if (cache.size >= 1024) cache.clear();
+      cache.set(turn, v);
+    }
+    return v;
+  };
+}
+
 /** Consent to go on ("yes, please proceed … thank you!") continues the work rather than closing it. */
 const CONSENT = /\b(?:proceed|go ahead|please do|do it|confirm|yes,? please|let'?s do)\b/i;
 
 /** The turn closes the exchange: thanks, acceptance, "that's all". */
-export function closureCue(turn: string): boolean {
+export const closureCue = remembered((turn) => {
   const t = speech(turn);
   return t !== '' && CLOSURE.some((r) => r.test(t)) && !CONSENT.test(t);
-}
+});
 
 /**
  * The turn corrects or redirects the agent. After a question of the agent (`answering`), a plain
  * "no" is an answer, so only an explicit correction ("that's not what I asked") counts.
  */
 export function correctionCue(turn: string, answering = false): boolean {
-  const t = speech(turn);
-  return (answering ? CORRECTION.slice(2) : CORRECTION).some((r) => r.test(t));
+  return answering ? explicitCorrection(turn) : explicitCorrection(turn) || openingCorrection(turn);
 }
+const explicitCorrection = remembered((turn) => CORRECTION[2]!.test(speech(turn)));
+const openingCorrection = remembered((turn) => CORRECTION[0]!.test(speech(turn)) || CORRECTION[1]!.test(speech(turn)));
 
 /** The agent's message ends by asking the person something. */
-export function asksQuestion(agentText: string): boolean {
+export const asksQuestion = remembered((agentText) => {
   const t = speech(agentText);
   const tail = t.slice(Math.max(0, t.length - 300));
   return /\?\s*$/.test(tail) || /\?[^.!?]*$/.test(tail) || /\b(?:would you like|do you want|shall i|should i|please confirm|let me know if|could you (?:please )?(?:provide|confirm|tell))\b[^.]*$/i.test(tail);
-}
+});
 
 /** The person drops the request. */
-export function withdrawalCue(turn: string): boolean {
-  return WITHDRAWAL.some((r) => r.test(speech(turn)));
-}
+export const withdrawalCue = remembered((turn) => WITHDRAWAL.some((r) => r.test(speech(turn))));
 
 /** The person leaves to do something first and will come back (the request stays unfinished). */
-export function deferralCue(turn: string): boolean {
-  return DEFERRAL.some((r) => r.test(speech(turn)));
-}
+export const deferralCue = remembered((turn) => DEFERRAL.some((r) => r.test(speech(turn))));
 
 /** The turn gives the agent a go-ahead: "yes, please proceed", or an instruction ("fix the test"). */
-export function goAheadCue(turn: string): boolean {
-  const t = speech(turn);
-  return GO_AHEAD.some((r) => r.test(t));
-}
+export const goAheadCue = remembered((turn) => GO_AHEAD.some((r) => r.test(speech(turn))));
 
 /** The turn asks for something (a question or an imperative), beyond acknowledging. */
-export function requestCue(turn: string): boolean {
-  const t = speech(turn);
+export const requestCue = remembered((turn) => {
   // the part after a leading acknowledgement ("Thanks! Can you also …")
-  const rest = t.replace(/^(?:[^.!?]{0,40}?\b(?:thanks|thank you|great|perfect|ok(?:ay)?|got it)\b[^.!?]{0,20}[.!,]\s*)+/i, '');
+  const rest = speech(turn).replace(/^(?:[^.!?]{0,40}?\b(?:thanks|thank you|great|perfect|ok(?:ay)?|got it)\b[^.!?]{0,20}[.!,]\s*)+/i, '');
   return REQUEST.some((r) => r.test(rest));
-}
+});
 
 /** The agent says it cannot do what was asked. */
-export function inabilityCue(agentText: string): boolean {
-  return INABILITY.some((r) => r.test(speech(agentText)));
-}
+export const inabilityCue = remembered((agentText) => INABILITY.some((r) => r.test(speech(agentText))));
