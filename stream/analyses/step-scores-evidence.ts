@@ -17,28 +17,48 @@ export interface Hazard {
   /** 0–1. */
   h: number;
   reason: string;
+  /**
+   * Friction of ordinary work (the per-step base rate, a failure a later call made good, a
+   * redundant read, a reversible edit) rather than evidence of failure: a segment loses at most
+   * FRICTION_MAX to friction in total, so long working sessions are not failures by length alone.
+   */
+  friction?: boolean;
 }
+
+/** The most a segment's progress can lose to friction (see `Hazard.friction`). */
+export const FRICTION_MAX = 0.35;
 
 /** Every unit's share of risk, before any evidence (for the first `BASE_UNITS` units of a segment). */
 export const H_BASE = 0.01;
 export const BASE_UNITS = 40;
-/** A failed call that a later call of the same tool in the segment made good / that nothing made good. */
+/**
+ * A failed call that a later call of the same tool in the segment made good (the k-th such failure
+ * of the segment carries H_FAIL_RECOVERED / k: trial and error is how work gets done) / that
+ * nothing made good.
+ */
 export const H_FAIL_RECOVERED = 0.06;
 export const H_FAIL = 0.15;
 /** A call the user declined. */
 export const H_DECLINED = 0.3;
-/** The same call (tool and input) again in the segment; more when the earlier one had failed. */
+/**
+ * The same call (tool and input) again in the segment with nothing changed since (no action or
+ * edit in between: re-reading a file or re-running tests after an edit is not a loop): redundant
+ * for a read or a computation, more for anything else; failing again after it failed is a loop
+ * (a retry that works is not).
+ */
+export const H_REPEAT_READ = 0.04;
 export const H_REPEAT = 0.12;
 export const H_REPEAT_AFTER_FAILURE = 0.1;
 /**
  * A state-changing action. Transactions (bookings, cancellations, payments, messages sent) cannot
- * be taken back: each carries H_ACTION. File edits can (and a later passing check covers them):
- * the k-th edit of the segment carries H_ACTION / k, halved when a later check passed.
+ * be taken back: each carries H_ACTION, plus the extras below. File edits can (and a later passing
+ * check covers them): the k-th edit of the segment carries H_ACTION / k, halved when a later check
+ * passed.
  */
 export const H_ACTION = 0.2;
-/** Added to an action taken after a call of the segment failed (acting on a state that went wrong). */
+/** Added to a transaction taken after a call of the segment failed (acting on a state that went wrong). */
 export const H_ACTION_AFTER_FAILURE = 0.1;
-/** Added to an action whose last person turn before it gave no go-ahead (acted on a choice or a detail, not a consent). */
+/** Added to a transaction whose last person turn before it gave no go-ahead (acted on a choice or a detail, not a consent). */
 export const H_UNCONFIRMED = 0.15;
 /** The agent asks again for an id it asked for earlier in the segment and still does not have. */
 export const H_STALL = 0.15;
@@ -58,6 +78,10 @@ const NEGATIVE_FAMILIES: ReadonlySet<EmotionFamily> = new Set(['confusion', 'dis
 const FILE_EDIT_NAMES = /^(?:write|edit|multiedit|notebookedit|apply_patch|str_replace\w*|create_file|write_file|delete_file|move_file|insert|replace|patch)$/i;
 export const isFileEdit = (c: SnapshotToolCall): boolean =>
   FILE_EDIT_NAMES.test(c.toolName.split('__').pop() ?? '') || (c.command !== '' && c.effectClass === 'write') || /"(?:file_path|path|filename|notebook_path)"\s*:/.test(c.input.slice(0, 200));
+
+/** The agent's own bookkeeping (todo lists, plans, notes): it changes nothing outside the agent. */
+const BOOKKEEPING = /todo|task_?list|scratch_?pad|^(?:update_?)?plans?$|^notes?$|^think$/i;
+export const isBookkeeping = (c: SnapshotToolCall): boolean => BOOKKEEPING.test(c.toolName.split('__').pop() ?? '');
 
 /** A later call that checks work (tests, builds, type checks, linters). */
 const CHECK = /\b(?:test|tests|pytest|jest|vitest|mocha|uvu|go test|cargo (?:test|build|check)|tsc|build|lint|eslint|ruff|mypy|make|mvn|gradle|verify|check)\b/i;
@@ -129,7 +153,10 @@ export function segmentCalls(calls: readonly SnapshotToolCall[]): SegmentCalls {
 
 /** Running facts of the segment as the scorer walks it. */
 export interface SegmentWalk {
-  seen: Map<string, boolean>;
+  /** Each call signature seen: whether it failed, and the actions + edits taken by then. */
+  seen: Map<string, { failed: boolean; changes: number }>;
+  /** Failed calls made good later, so far. */
+  recovered: number;
   /** Transactions and file edits taken so far. */
   actions: number;
   edits: number;
@@ -146,26 +173,28 @@ export function callHazards(c: SnapshotToolCall, k: number, ctx: ScoringContext,
   const name = c.toolName || 'unknown tool';
   if (isFailed(c)) {
     if (ctx.declined.has(c.key) || c.decision === 'reject') out.push({ family: 'tool_failure', h: H_DECLINED, reason: `${name} was declined by the user` });
-    else if ((calls.lastSuccessOf.get(c.toolName) ?? -1) > k) out.push({ family: 'tool_failure', h: H_FAIL_RECOVERED, reason: `${name} failed (a later call of it succeeded)` });
+    else if ((calls.lastSuccessOf.get(c.toolName) ?? -1) > k) out.push({ family: 'tool_failure', h: H_FAIL_RECOVERED / ++walk.recovered, reason: `${name} failed (a later call of it succeeded)`, friction: true });
     else out.push({ family: 'tool_failure', h: H_FAIL, reason: `${name} failed and was not recovered` });
   }
   const sig = `${c.toolName}\u0000${c.input}`;
-  const earlierFailed = walk.seen.get(sig);
-  if (earlierFailed !== undefined) {
-    out.push({ family: 'repeated_call', h: H_REPEAT + (earlierFailed ? H_REPEAT_AFTER_FAILURE : 0), reason: earlierFailed ? `${name} repeated unchanged after it failed` : `${name} repeated with the same input` });
+  const earlier = walk.seen.get(sig);
+  const changes = walk.actions + walk.edits;
+  if (earlier && earlier.changes === changes && !(earlier.failed && !isFailed(c))) {
+    const loop = earlier.failed && isFailed(c);
+    const h = loop ? H_REPEAT + H_REPEAT_AFTER_FAILURE : c.effectClass === 'read' || c.effectClass === 'compute' ? H_REPEAT_READ : H_REPEAT;
+    out.push({ family: 'repeated_call', h, reason: loop ? `${name} repeated unchanged and failed again` : `${name} repeated with the same input`, friction: h === H_REPEAT_READ });
   }
-  walk.seen.set(sig, isFailed(c) || earlierFailed === true);
-  if ((c.effectClass === 'write' || c.effectClass === 'send') && !isHandoff(c) && !isFailed(c)) {
+  walk.seen.set(sig, { failed: isFailed(c) || (earlier?.changes === changes && earlier.failed), changes });
+  if ((c.effectClass === 'write' || c.effectClass === 'send') && !isHandoff(c) && !isBookkeeping(c) && !isFailed(c)) {
     const edit = isFileEdit(c);
     if (edit) walk.edits++;
     else walk.actions++;
     const checked = edit && calls.lastCheck > k;
-    const afterFailure = walk.failures > 0;
-    const unconfirmed = c.messageIndex !== null && !ctx.goAheadAt[c.messageIndex];
-    const base = edit ? H_ACTION / walk.edits : H_ACTION;
-    const h = (base + (afterFailure ? H_ACTION_AFTER_FAILURE : 0) + (unconfirmed ? H_UNCONFIRMED : 0)) * (checked ? 0.5 : 1);
+    const afterFailure = !edit && walk.failures > 0;
+    const unconfirmed = !edit && c.messageIndex !== null && !ctx.goAheadAt[c.messageIndex];
+    const h = edit ? (H_ACTION / walk.edits) * (checked ? 0.5 : 1) : H_ACTION + (afterFailure ? H_ACTION_AFTER_FAILURE : 0) + (unconfirmed ? H_UNCONFIRMED : 0);
     const why = [afterFailure ? 'after a failed call' : '', unconfirmed ? 'without a go-ahead' : '', checked ? '(checked later)' : ''].filter(Boolean).join(' ');
-    out.push({ family: 'risky_action', h, reason: `state-changing action ${name}${why ? ' ' + why : ''}` });
+    out.push({ family: 'risky_action', h, reason: `state-changing action ${name}${why ? ' ' + why : ''}`, friction: edit });
   }
   if (isFailed(c)) walk.failures++;
   return out;

@@ -4,7 +4,9 @@
  * with the reason, a failure type for a segment that likely failed, and the conversation's
  * weighted rollup. A hazard model (docs/analyses.md "Step scores" has the formula):
  *
- *   h_u       = 1 − Π (1 − hazard) over the evidence against unit u (step-scores-evidence.ts)
+ *   h_u       = 1 − Π (1 − hazard) over the evidence against unit u (step-scores-evidence.ts);
+ *               friction (base rate, failures made good, redundant reads, edits) takes at most
+ *               FRICTION_MAX of a segment in total
  *   progress  = PRIOR × Π_{v ≤ u} (1 − h_v)                    (the goal still on track after u)
  *   first bad = Π_{v < u} (1 − h_v) × h_u                     (u is where it went wrong)
  *   segment   = progress of its last unit, lifted by CLOSURE_LIFT × (1 − progress) when the
@@ -15,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { FRUSTRATION_MIN, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM } from '../../schemas/outcome.js';
-import { callHazards, closedAfter, messageHazards, scoringContext, segmentCalls, BASE_UNITS, H_BASE, type Hazard, type HazardFamily, type SegmentWalk } from './step-scores-evidence.js';
+import { callHazards, closedAfter, messageHazards, scoringContext, segmentCalls, BASE_UNITS, FRICTION_MAX, H_BASE, type Hazard, type HazardFamily, type SegmentWalk } from './step-scores-evidence.js';
 import { isHandoff, threadIdOf } from './world-state-threads.js';
 import type { ConversationAnalysis, ConversationSnapshot, EmotionDetection, Segment, SnapshotToolCall, StepScoreRollup, StepScores, StepScoreSegment, StepScoreStep } from './types.js';
 
@@ -98,16 +100,22 @@ export function scoreSteps(s: ConversationSnapshot, a: ConversationAnalysis): St
   a.segments.forEach((g, k) => {
     const units = unitsOf(s, g, telemetryAt, callsAt);
     const calls = segmentCalls(units.filter((u) => u.kind === 'call').map((u) => u.call!));
-    const walk: SegmentWalk = { seen: new Map(), asked: new Set(), actions: 0, edits: 0, failures: 0, idle: !(firstSuccess >= 0 && firstSuccess <= g.end_index) };
+    const walk: SegmentWalk = { seen: new Map(), recovered: 0, asked: new Set(), actions: 0, edits: 0, failures: 0, idle: !(firstSuccess >= 0 && firstSuccess <= g.end_index) };
     const hazards: Hazard[][] = [];
     const steps: StepScoreStep[] = [];
     let alive = 1;
+    /** What friction has left of the segment (it may not go below 1 − FRICTION_MAX). */
+    let smooth = 1;
     let callIndex = 0;
     units.forEach((u, idx) => {
       const evidence = u.kind === 'call' ? callHazards(u.call!, callIndex++, ctx, calls, walk) : messageHazards(s.messages[u.messageIndex]!, ctx, walk);
-      const all = idx < BASE_UNITS ? [{ family: 'base' as const, h: H_BASE, reason: '' }, ...evidence] : evidence;
+      const all: Hazard[] = idx < BASE_UNITS ? [{ family: 'base', h: H_BASE, reason: '', friction: true }, ...evidence] : evidence;
       hazards.push(evidence);
-      const h = 1 - all.reduce((p, x) => p * (1 - Math.min(1, x.h)), 1);
+      const fromEvidence = 1 - all.reduce((p, x) => (x.friction ? p : p * (1 - Math.min(1, x.h))), 1);
+      const wanted = 1 - all.reduce((p, x) => (x.friction ? p * (1 - Math.min(1, x.h)) : p), 1);
+      const fromFriction = Math.min(wanted, Math.max(0, smooth - (1 - FRICTION_MAX)) / smooth);
+      smooth *= 1 - fromFriction;
+      const h = 1 - (1 - fromEvidence) * (1 - fromFriction);
       const firstBad = alive * h;
       alive *= 1 - h;
       survival *= 1 - h;

@@ -40,11 +40,29 @@ test('a failed call counts less once a later call of the same tool succeeds; unc
   const retried = score(conversation([ask, { call: 'update_order', input: { id: 1 }, result: 'Error: invalid size', error: true }, { call: 'update_order', input: { id: 1 }, result: 'Error: invalid size', error: true }, { agent: 'It keeps failing.' }]));
   assert.match(reasons(failed)[0]!, /update_order failed and was not recovered/);
   assert.match(reasons(recovered)[0]!, /a later call of it succeeded/);
-  assert.ok(reasons(retried).some((r) => /repeated unchanged after it failed/.test(r!)));
+  assert.ok(reasons(retried).some((r) => /repeated unchanged and failed again/.test(r!)));
   assert.ok(final(retried) < final(failed));
   const recoveredFail = recovered.segments[0]!.steps.find((x) => x.unit_id === 'call:call-1')!;
   const failedFail = failed.segments[0]!.steps.find((x) => x.unit_id === 'call:call-1')!;
   assert.ok(recoveredFail.first_bad_step_probability < failedFail.first_bad_step_probability);
+});
+
+test('ordinary work is friction, capped per segment: a long session of edits, reads, retries that worked and checks', () => {
+  const turns: Turn[] = [{ user: 'Fix the failing parser tests' }];
+  for (let i = 0; i < 60; i++) {
+    turns.push({ call: 'Read', input: { file_path: 'src/parser.ts' }, result: 'code' });
+    // every third edit misses and is redone with the right text
+    if (i % 3 === 0) turns.push({ call: 'Edit', input: { file_path: 'src/parser.ts', old_string: `x${i}`, new_string: `b${i}` }, result: 'Error: old_string not found', error: true });
+    turns.push({ call: 'Edit', input: { file_path: 'src/parser.ts', old_string: `a${i}`, new_string: `b${i}` }, result: 'ok' });
+    turns.push({ call: 'Bash', input: { command: 'npm test' }, result: i === 59 ? 'all passed' : 'Error: 1 failing', error: i !== 59 });
+  }
+  turns.push({ agent: 'The parser tests pass now.' });
+  const long = score(conversation(turns));
+  // friction alone never takes more than FRICTION_MAX of the prior
+  assert.ok(final(long) >= 0.9 * (1 - 0.35) - 1e-9, String(final(long)));
+  assert.ok(reasons(long).every((r) => !/repeated/.test(r!)), 're-reading and re-running after an edit is not a loop');
+  const todo = score(conversation([{ user: 'plan it' }, { call: 'TodoWrite', input: { todos: [{ content: 'x' }] }, result: 'ok' }]));
+  assert.is(todo.segments[0]!.steps[0]!.first_bad_step_reason, null, 'the agent\'s own bookkeeping is not an action');
 });
 
 test('a state-changing action is a risk, more so without a go-ahead; a handoff is not an action', () => {
