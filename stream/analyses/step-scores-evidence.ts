@@ -4,6 +4,7 @@
  * and the segment's failure type name it). The constants and the formula that combines them are
  * documented in docs/analyses.md "Step scores"; step-scores.ts does the combining.
  */
+import { isBookkeeping } from './world-state-slots.js';
 import { askedIdKeys } from './world-state-speech.js';
 import { isHandoff } from './world-state-threads.js';
 import { asksQuestion, closureCue, correctionCue, deferralCue, goAheadCue, inabilityCue, withdrawalCue } from './text/reactions.js';
@@ -78,10 +79,6 @@ const NEGATIVE_FAMILIES: ReadonlySet<EmotionFamily> = new Set(['confusion', 'dis
 const FILE_EDIT_NAMES = /^(?:write|edit|multiedit|notebookedit|apply_patch|str_replace\w*|create_file|write_file|delete_file|move_file|insert|replace|patch)$/i;
 export const isFileEdit = (c: SnapshotToolCall): boolean =>
   FILE_EDIT_NAMES.test(c.toolName.split('__').pop() ?? '') || (c.command !== '' && c.effectClass === 'write') || /"(?:file_path|path|filename|notebook_path)"\s*:/.test(c.input.slice(0, 200));
-
-/** The agent's own bookkeeping (todo lists, plans, notes): it changes nothing outside the agent. */
-const BOOKKEEPING = /todo|task_?list|scratch_?pad|^(?:update_?)?plans?$|^notes?$|^think$/i;
-export const isBookkeeping = (c: SnapshotToolCall): boolean => BOOKKEEPING.test(c.toolName.split('__').pop() ?? '');
 
 /** A later call that checks work (tests, builds, type checks, linters). */
 const CHECK = /\b(?:test|tests|pytest|jest|vitest|mocha|uvu|go test|cargo (?:test|build|check)|tsc|build|lint|eslint|ruff|mypy|make|mvn|gradle|verify|check)\b/i;

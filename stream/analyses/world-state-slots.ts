@@ -60,7 +60,7 @@ export const isDurableKey = (key: string): boolean => DURABLE.test(key);
 /** Argument names whose values are identifiers worth keeping from any call. */
 const ID_KEY = /(?:_id|_ids)$|^(?:email|phone|username|file_path|path|url|cwd|branch|repo|repository|zip)$/;
 /** Free text, code and content: never a slot. */
-const FREE_TEXT = /^(?:content|contents|text|body|message|messages|new_string|old_string|new_str|old_str|new_source|command|cmd|prompt|description|code|patch|diff|summary|note|notes|thought|thoughts|query|pattern|regex|input|old|new|replacement|edits|comment|expression|script|data|html|markdown|instructions)$/;
+const FREE_TEXT = /^(?:content|contents|text|body|message|messages|new_string|old_string|new_str|old_str|new_source|command|cmd|args|arguments|prompt|description|code|patch|diff|summary|note|notes|thought|thoughts|query|pattern|regex|input|old|new|replacement|edits|comment|expression|script|data|html|markdown|instructions|active_form)$/;
 
 const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 const scalarText = (v: string | number | boolean) => (typeof v === 'string' ? v.trim() : String(v));
@@ -138,8 +138,12 @@ function parseObject(text: string): Record<string, unknown> | null {
   }
 }
 
-/** A state-changing call: what it is given are the options chosen. */
-export const isAction = (c: SnapshotToolCall): boolean => c.effectClass === 'write' || c.effectClass === 'send';
+/** The agent's own bookkeeping (todo lists, plans, notes): it changes nothing outside the agent. */
+const BOOKKEEPING = /todo|task_?list|scratch_?pad|^(?:update_?)?plans?$|^notes?$|^think$/i;
+export const isBookkeeping = (c: SnapshotToolCall): boolean => BOOKKEEPING.test(c.toolName.split('__').pop() ?? '');
+
+/** A state-changing call (not the agent's bookkeeping): what it is given are the options chosen. */
+export const isAction = (c: SnapshotToolCall): boolean => (c.effectClass === 'write' || c.effectClass === 'send') && !isBookkeeping(c);
 
 /** Facts from a call's arguments: identifiers of any call, every scalar option of an action. */
 export function factsFromCallInput(c: SnapshotToolCall, msgIndex: number, blockIndex: number): Fact[] {

@@ -2,7 +2,9 @@
  * Facts a person states in their turns, for the world state's slots: ids they give (explicitly —
  * "my user ID is …", "the reservation number is …" —, after a record noun — "reservations XEHM4B
  * and 59XX6W", "order #W123" —, or as the answer to the ids the agent just asked for), their
- * e-mail, name, phone and zip, the option they choose, file paths. Also every id-like token they
+ * e-mail, name, phone and zip, the option they choose, file paths. "<noun> <id>" is read only
+ * after nouns that name things with ids (a generic list: records, orders, commits, flights, items
+ * …), so prose and pasted logs ("execute python3", "index 20edef5") are not read as ids. Also every id-like token they
  * say (`statedTokens`): a call that later uses such a value got it from the person, so its
  * provenance is the person's turn. Generic phrasing only; code is masked first.
  */
@@ -18,6 +20,8 @@ const NOT_A_NOUN = new Set('the my your a an this that its their his her our val
 const noun = (w: string) => !NOT_A_NOUN.has(w) && !STOPWORDS.has(w);
 /** Record nouns whose ids may be letters only or digits only ("reservation HATHAT", "order 123456"). */
 const RECORD_NOUNS = 'reservation|booking|order|ticket|case|confirmation|invoice|account|record|request|issue|transaction|shipment|tracking|claim|policy|itinerary|pnr|incident|subscription';
+/** Other things that carry ids in conversation ("flight HAT136", "commit 67f02b0", "item 4B"): "<noun> <id>" is read only after these. */
+const ID_NOUN = new RegExp(`^(?:${RECORD_NOUNS}|commit|pr|build|job|item|product|sku|flight|train|seat|device|container|instance|package|user|customer|member|employee|patient|student|vehicle|payment|card|certificate|voucher|coupon|unit|lot|batch|serial)$`);
 const CODE_NOUN = /^(?:zip|postal|country|area|promo|discount|coupon|language|currency|status|error|exit|source|verification|access|auth|otp)$/;
 
 const idLike = (v: string) => /\d/.test(v) || /_/.test(v) || /@/.test(v) || /^#?[A-Z0-9-]{4,}$/.test(v);
@@ -36,10 +40,10 @@ const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}/g;
 const MY_NAME = /\b[Mm]y (?:full )?name is ([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){0,2})/g;
 const PHONE = /\b(?:phone|mobile|cell)(?: number)?\s*(?:is|:)?\s*(\+?\d[\d ().-]{6,18}\d)/gi;
 const ZIP = /\bzip(?: code)?\s*(?:is|:)?\s*(\d{5}(?:-\d{4})?)\b/gi;
-const CHOICE = /\b(?:(?:i'?ll|i will|let'?s|we'?ll|i'?d like to|i want to)\s+(?:go with|take|choose|pick|select|opt for|go for)|i (?:choose|pick|prefer|select)|i'?d prefer)\s+([^.!?\n]{2,80})/gi;
-const FILE_PATH = /(?:^|[\s(`'"])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s)`'",:;!?]|\.(?:\s|$))/g;
+const CHOICE = /\b(?:(?:i'?ll|i will|i'?d like to|i want to)\s+(?:go with|take|choose|pick|select|opt for|go for)|(?:let'?s|we'?ll) (?:go with|go for|choose|pick)|i (?:choose|pick|select)|i(?:'d)? prefer)\s+((?:the |option |plan |choice )[^.!?\n]{1,78}|[^.!?\n\s]{1,40}(?: [^.!?\n\s]{1,40}){0,3}(?=[.!?\n]|$))/gi;
+const FILE_PATH = /(?:^|[\s(`'"@])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s)`'",:;!?]|\.(?:\s|$))/g;
 /** Ids an agent asks for: "your user ID", "the reservation number". */
-const ASKED_ID = /\b(?:your|the)\s+([a-z]{3,})\s+(?:id|number(?!s?\s+of\b)|code)s?\b/gi;
+const ASKED_ID = /\b(?:your|the)\s+([a-z]{3,})\s+(id|number(?!s?\s+of\b)|code)s?\b/gi;
 const ID_TOKEN = /(?<![\w@.#])(#?[A-Za-z][\w-]*\d[\w-]*|[a-z]+_[a-z_]*[a-z0-9]|#?[A-Z0-9]{5,12}|#\d{3,})(?![\w@])/g;
 
 function idKeyOf(n: string, kind: string): string {
@@ -51,9 +55,12 @@ function idKeyOf(n: string, kind: string): string {
 
 /** Slot keys of the ids an agent message asks for ("your user ID" → `user_id`). */
 export function askedIdKeys(agentText: string): string[] {
-  const nouns = [...maskCode(agentText).matchAll(ASKED_ID)].map((m) => m[1]!.toLowerCase()).filter((n) => !NOT_A_NOUN.has(n));
-  return [...new Set(nouns.map((n) => idKeyOf(n, 'id')))];
+  const asked = [...maskCode(agentText).matchAll(ASKED_ID)].filter((m) => codeOk(m[1]!, m[2]!)).map((m) => m[1]!.toLowerCase()).filter((n) => !NOT_A_NOUN.has(n));
+  return [...new Set(asked.map((n) => idKeyOf(n, 'id')))];
 }
+
+/** "<noun> code" names an id only for records and known codes ("confirmation code", "zip code"), not "the existing code". */
+const codeOk = (n: string, kind: string) => kind.toLowerCase() !== 'code' || CODE_NOUN.test(n.toLowerCase()) || ID_NOUN.test(n.toLowerCase());
 
 /** Every id-like token a person says (ids, handles with digits, codes), in order; not e-mail parts or measures. */
 export function statedTokens(text: string): string[] {
@@ -100,15 +107,16 @@ export function factsFromUserText(text: string, msgIndex: number, previousAgentT
   if (/\b(?:id|number|num|code)\b/i.test(t)) {
     for (const m of t.matchAll(EXPLICIT_ID)) {
       const [, n, kind, hash, value] = m;
-      if (noun(n!.toLowerCase()) && idLike(value!)) add(idKeyOf(n!, kind!), (hash ? '#' : '') + value!);
+      if (noun(n!.toLowerCase()) && codeOk(n!, kind!) && idLike(value!)) add(idKeyOf(n!, kind!), (hash ? '#' : '') + value!);
     }
   }
   if (/[\d#_]|[A-Z]{5}/.test(t)) {
     for (const [n, token] of recordIds(t)) add(canonicalKey(`${n}_id`), token, true);
-    for (const m of t.matchAll(NOUN_TOKEN)) if (noun(m[1]!.toLowerCase()) && (mixedToken(m[2]!) || m[2]!.startsWith('#'))) add(canonicalKey(`${m[1]!.toLowerCase()}_id`), m[2]!);
+    for (const m of t.matchAll(NOUN_TOKEN)) if (ID_NOUN.test(m[1]!.toLowerCase()) && (mixedToken(m[2]!) || m[2]!.startsWith('#'))) add(canonicalKey(`${m[1]!.toLowerCase()}_id`), m[2]!);
     const asked = askedIdKeys(previousAgentText);
     if (asked.length) {
-      const tokens = statedTokens(t).filter((v) => !taken.has(v.replace(/^#/, '')));
+      // an answer's id has a digit, an underscore or a '#' (all-capital words are too often just words)
+      const tokens = statedTokens(t).filter((v) => !taken.has(v.replace(/^#/, '')) && /[\d_#]/.test(v));
       asked.slice(0, tokens.length).forEach((key, i) => add(key, tokens[i]!));
     }
   }
