@@ -1,7 +1,12 @@
 /** Every evaluation of `npm run eval`, in report order. Each analysis adds its module here. */
 import type { EvalModule } from './lib/report.js';
+import { emotionsEval } from './emotions/index.js';
+import { hallucinationsEval } from './hallucinations/index.js';
+import { lazinessEval } from './laziness/index.js';
 import { segmentsEval } from './segments/index.js';
 import { stepScoresEval } from './step-scores/index.js';
+import { summaryEval } from './summary/index.js';
+import { toolFailuresEval } from './tool-failures/index.js';
 import { worldStateEval } from './world-state/index.js';
 
-export const modules: EvalModule[] = [segmentsEval, stepScoresEval, worldStateEval];
+export const modules: EvalModule[] = [segmentsEval, summaryEval, emotionsEval, toolFailuresEval, lazinessEval, hallucinationsEval, stepScoresEval, worldStateEval];

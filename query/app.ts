@@ -16,6 +16,7 @@ import type { RouteDeps } from './routes/deps.js';
 import { mountConversations } from './routes/conversations.js';
 import { mountOverview } from './routes/overview.js';
 import { mountToolFailures } from './routes/tool-failures.js';
+import { mountSignals } from './routes/signals.js';
 import { mountSearch } from './routes/search.js';
 import { mountFeedback } from './routes/feedback.js';
 import { mountStepScores } from './routes/step-scores.js';
@@ -69,6 +70,7 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   mountConversations(router, routeDeps);
   mountOverview(router, routeDeps);
   mountToolFailures(router, routeDeps);
+  mountSignals(router, routeDeps);
   mountSearch(router, routeDeps);
   mountFeedback(router, routeDeps);
   mountStepScores(router, routeDeps);

@@ -5,8 +5,9 @@ import { X_CLAMP, type JsonSchema } from '../schemas/api/common.js';
 /**
  * Schema-driven request validation (spec/data-api.md "Errors"): the endpoint's JSON Schema gives
  * types, enums, lengths and defaults. Numeric query parameters marked `x-clamp` are validated only
- * for being integers of the required sign (`window` positive, others non-negative) and then clamped
- * into [minimum, maximum], because the spec clamps out-of-range values instead of rejecting them.
+ * for being integers (or, typed `number`, plain decimals such as `min_score=0.5`) of the required
+ * sign (`window` positive, others non-negative) and then clamped into [minimum, maximum], because
+ * the spec clamps out-of-range values instead of rejecting them.
  */
 const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: true });
 ajv.addKeyword({ keyword: X_CLAMP, schemaType: 'string' });
@@ -40,8 +41,8 @@ function validationSchema(schema: JsonSchema): { schema: JsonSchema; clamps: Cla
   return { schema: { ...schema, properties: out }, clamps };
 }
 
-/** `limit must be integer`, `environment must be one of: all, development, ...`. */
-export function formatErrors(errors: ErrorObject[] | null | undefined, where: string): string[] {
+/** `limit must be integer`, `environment must be one of: all, development, ...`. `numbers`: fields typed `number`, whose sign errors say so. */
+export function formatErrors(errors: ErrorObject[] | null | undefined, where: string, numbers: ReadonlySet<string> = new Set()): string[] {
   const seen = new Set<string>();
   for (const e of errors ?? []) {
     const field = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : '';
@@ -50,7 +51,7 @@ export function formatErrors(errors: ErrorObject[] | null | undefined, where: st
     else if (e.keyword === 'additionalProperties') msg = `${field ? field + '.' : ''}${(e.params as { additionalProperty: string }).additionalProperty} is not allowed`;
     else if (e.keyword === 'enum') msg = `${field} must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     else if (e.keyword === 'minimum' && (e.params as { limit: number }).limit === 1) msg = `${field} must be a positive integer`;
-    else if (e.keyword === 'minimum' && (e.params as { limit: number }).limit === 0) msg = `${field} must be a non-negative integer`;
+    else if (e.keyword === 'minimum' && (e.params as { limit: number }).limit === 0) msg = `${field} must be a non-negative ${numbers.has(field) ? 'number' : 'integer'}`;
     else if (e.keyword === 'type' && e.params && (e.params as { type: string }).type === 'integer') msg = `${field} must be an integer`;
     else msg = `${field || where} ${e.message ?? 'is invalid'}`;
     seen.add(msg);
@@ -68,6 +69,7 @@ export function compileQuery<T>(schema: JsonSchema | undefined): (raw: RawQuery)
   const props = (schema.properties ?? {}) as Props;
   const known = new Set(Object.keys(props));
   const integers = new Set(Object.keys(props).filter((k) => props[k]?.type === 'integer'));
+  const numbers = new Set(Object.keys(props).filter((k) => props[k]?.type === 'number'));
   return (raw) => {
     const input: Record<string, unknown> = {};
     const problems: string[] = [];
@@ -84,9 +86,14 @@ export function compileQuery<T>(schema: JsonSchema | undefined): (raw: RawQuery)
         problems.push(`${k} must be an integer`);
         continue;
       }
+      // decimals written plainly (`0.5`, `.5`, `1`); no exponents, hex, `NaN` or `Infinity`
+      if (numbers.has(k) && !/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(v)) {
+        problems.push(`${k} must be a number`);
+        continue;
+      }
       input[k] = v;
     }
-    if (!validate(input)) problems.push(...formatErrors(validate.errors, 'query'));
+    if (!validate(input)) problems.push(...formatErrors(validate.errors, 'query', numbers));
     if (problems.length) throw validationError(problems);
     for (const c of clamps) {
       const v = input[c.name];

@@ -111,7 +111,8 @@ function report(out: OfflineResult, quiet: boolean): void {
   const t = out.totals;
   process.stderr.write(
     `${t.conversations} conversations, ${t.messages} messages, ${t.tool_calls} tool calls (${t.failed_calls} failed, ${t.categories} categories), ` +
-      `${t.emotions} emotion signals, ${t.laziness} laziness detections, hallucination checks: ${t.hallucinations_contradicted} contradicted, ` +
+      `${t.emotions} emotion signals (${t.frustrated_conversations} conversations frustrated, ${t.at_risk_conversations} at risk), ` +
+      `${t.laziness} laziness detections (${t.lazy_conversations} conversations lazy by the headline rule), hallucination checks: ${t.hallucinations_contradicted} contradicted, ` +
       `${t.hallucinations_verified} verified, ${t.hallucinations_unverified} unverified\n`,
   );
 }

@@ -3,10 +3,12 @@
  * (first-message metadata) is the benchmark's own verdict — no labels of ours (eval/step-scores/
  * RULES.md). Reports the ROC AUC of the rollup's blended score for success vs failure, and the
  * precision and recall of `outcome=negative` for failures, beside trivial baselines, on a
- * development split (tasks 0–24) and a held-out split (tasks 25–49), plus CPU time.
+ * development split (tasks 0–24) and a held-out split (tasks 25–49), plus CPU time. The same
+ * figures are also given with the emotion detections withheld (the structural evidence and the
+ * hallucination findings alone), so what the emotion analysis adds or costs is visible.
  */
 import { analyzeSnapshot } from '../../stream/analyses/pipeline.js';
-import { OUTCOME_NEGATIVE_BELOW, STEP_SCORES_VERSION, outcomeOf } from '../../stream/analyses/step-scores.js';
+import { OUTCOME_NEGATIVE_BELOW, STEP_SCORES_VERSION, frustrated, outcomeOf, scoreSteps } from '../../stream/analyses/step-scores.js';
 import { fmt, prf, rocAuc, confusion } from '../lib/metrics.js';
 import type { EvalModule, EvalSection, EvalTable } from '../lib/report.js';
 import { speedRows } from './speed.js';
@@ -15,6 +17,10 @@ import { loadTau, type TauCase } from './tau.js';
 interface Scored extends TauCase {
   blended: number;
   negative: boolean;
+  /** The same without the emotion detections. */
+  blendedNoEmotions: number;
+  negativeNoEmotions: boolean;
+  frustrated: boolean;
   anyToolError: boolean;
   messages: number;
 }
@@ -24,10 +30,14 @@ function score(cases: readonly TauCase[]): { scored: Scored[]; usPerConversation
   const scored = cases.map((c) => {
     const { analysis } = analyzeSnapshot(c.snapshot);
     const rollup = analysis.step_scores?.rollup ?? null;
+    const structural = scoreSteps(c.snapshot, { ...analysis, emotions: [] }).rollup;
     return {
       ...c,
       blended: rollup?.blended_score ?? 1,
       negative: outcomeOf(rollup, analysis.emotions) === 'negative',
+      blendedNoEmotions: structural?.blended_score ?? 1,
+      negativeNoEmotions: outcomeOf(structural, []) === 'negative',
+      frustrated: frustrated(analysis.emotions),
       anyToolError: c.snapshot.toolCalls.some((t) => t.success === false),
       messages: c.snapshot.messages.length,
     };
@@ -41,6 +51,7 @@ function rows(label: string, set: readonly Scored[]): { auc: Array<Array<string 
   const failed = set.map((c) => !c.success);
   const auc: Array<Array<string | number>> = [
     [label, 'blended_score', rocAuc(set.map((c) => c.blended), success), set.length],
+    [label, 'blended_score, emotion detections withheld', rocAuc(set.map((c) => c.blendedNoEmotions), success), set.length],
     [label, 'baseline: no tool error', rocAuc(set.map((c) => (c.anyToolError ? 0 : 1)), success), set.length],
     [label, 'baseline: fewer messages', rocAuc(set.map((c) => -c.messages), success), set.length],
   ];
@@ -50,6 +61,8 @@ function rows(label: string, set: readonly Scored[]): { auc: Array<Array<string 
   };
   const neg = [
     line('outcome=negative', set.map((c) => c.negative)),
+    line('outcome=negative, emotion detections withheld', set.map((c) => c.negativeNoEmotions)),
+    line('frustration detection alone', set.map((c) => c.frustrated)),
     line('baseline: any tool error', set.map((c) => c.anyToolError)),
     line('baseline: every conversation', set.map(() => true)),
   ];
@@ -86,6 +99,12 @@ export const stepScoresEval: EvalModule = {
       `CPU: ${fmt(usPerConversation, 0)} µs per conversation for every analysis of the pipeline (mean ${fmt(scored.reduce((a, c) => a + c.messages, 0) / scored.length, 1)} messages).`,
       'The thresholds and hazard constants were set on the dev split; the held-out rows are the figures to trust.',
     ];
+    const fr = scored.filter((c) => c.frustrated);
+    if (fr.length) {
+      notes.push(
+        `Frustration detections (score ≥ 0.5, the emotion analysis) exist in ${fr.length} of ${scored.length} conversations, ${fr.filter((c) => c.success).length} of them successes: \`outcome=negative\` counts every one, so its precision cannot exceed what those detections allow. The "emotion detections withheld" rows show the step scores without them.`,
+      );
+    }
     const heldAuc = aucOf(held);
     const baseHeld = rocAuc(held.map((c) => (c.anyToolError ? 0 : 1)), held.map((c) => c.success));
     if (heldAuc <= baseHeld) notes.push(`On held-out tasks the blended score (AUC ${fmt(heldAuc)}) does not beat "no tool error" (AUC ${fmt(baseHeld)}).`);
@@ -98,6 +117,7 @@ export const stepScoresEval: EvalModule = {
         auc_all: aucOf(scored),
         auc_dev: aucOf(dev),
         auc_heldout: heldAuc,
+        auc_all_without_emotions: rocAuc(scored.map((c) => c.blendedNoEmotions), scored.map((c) => c.success)),
         negative_precision_all: failed(scored).precision,
         negative_recall_all: failed(scored).recall,
         negative_precision_heldout: failed(held).precision,

@@ -1,14 +1,15 @@
 import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { frustrationKpis } from '../rates.js';
 import { isoTimestamp } from '../time.js';
 
 interface KpiRow {
-  block: 'conversations' | 'tool_failures';
+  block: 'conversations' | 'tool_failures' | 'frustrations';
   a: string | number;
   b: string | number;
   c: string | number;
 }
 
-/** Typed reads behind GET /overview: KPI blocks and recent activity, in parallel. */
+/** Typed reads behind GET /overview: KPI blocks (one statement) and recent activity, in parallel. */
 export function createOverviewRepo(store: Store) {
   return {
     async read(opts: { tenant: string; environment: string; currentMs: number; previousMs: number; toolSinceMs: number; recentSinceMs: number; recentLimit: number }) {
@@ -30,9 +31,11 @@ export function createOverviewRepo(store: Store) {
       const block = (name: KpiRow['block']) => kpis.find((k) => k.block === name);
       const conv = block('conversations');
       const tf = block('tool_failures');
+      const fr = block('frustrations');
       return {
         conversations: { current: Number(conv?.a ?? 0), previous: Number(conv?.b ?? 0) },
         toolFailures: { total: Number(tf?.a ?? 0), conversations: Number(tf?.b ?? 0), tools: Number(tf?.c ?? 0) },
+        frustrations: frustrationKpis(Number(fr?.a ?? 0), Number(fr?.b ?? 0), Number(fr?.c ?? 0)),
         recent: recent.map((r) => ({ conversation_id: r.conversation_id, summary: r.summary, timestamp: isoTimestamp(r.last_ts) })),
       };
     },

@@ -1,4 +1,5 @@
 import { namedQuery, type Store } from '../../core/clickhouse.js';
+import type { FailureFamily } from '../../stream/analyses/types.js';
 import { isoTimestamp } from '../time.js';
 
 export interface StatsRow {
@@ -20,6 +21,19 @@ export interface ErrorRow {
   count: number;
   last_seen: string | null;
   examples: { conversation_id: string; call_id: string; timestamp: string | null }[];
+}
+
+export interface CategoryRow {
+  category_id: string;
+  label: string;
+  family: FailureFamily;
+  likely_cause: string;
+  action_hint: string;
+  failures: number;
+  conversations: number;
+  tools: string[];
+  last_seen: string | null;
+  example_error: string;
 }
 
 type Raw<T> = { [K in keyof T]: unknown };
@@ -60,9 +74,33 @@ FROM (
 ${namedQuery('query-tool-failures-errors')}
 )`);
 
+const categoryRow = (r: Raw<CategoryRow>): CategoryRow => ({
+  category_id: String(r.category_id),
+  label: String(r.label),
+  family: String(r.family) as FailureFamily,
+  likely_cause: String(r.likely_cause),
+  action_hint: String(r.action_hint),
+  failures: Number(r.failures),
+  conversations: Number(r.conversations),
+  tools: ((r.tools as unknown[]) ?? []).map(String),
+  last_seen: nullableTs(r.last_seen),
+  example_error: String(r.example_error),
+});
+
 /** Typed reads behind the tool-failure endpoints. */
 export function createToolFailuresRepo(store: Store) {
   return {
+    /** Every failure category of the window (of one tool when `tool` is set), most failures first. */
+    async categories(opts: { tenant: string; environment: string; sinceMs: number; tool: string; family: string }): Promise<CategoryRow[]> {
+      const rows = await store.query<Raw<CategoryRow>>(namedQuery('query-tool-failures-categories'), {
+        tenant: opts.tenant,
+        environment: opts.environment,
+        since_ms: opts.sinceMs,
+        tool: opts.tool,
+        family: opts.family,
+      });
+      return rows.map(categoryRow);
+    },
     async stats(opts: { tenant: string; environment: string; sinceMs: number; tool: string }): Promise<StatsRow[]> {
       const rows = await store.query<Raw<StatsRow>>(namedQuery('query-tool-failures-stats'), {
         tenant: opts.tenant,

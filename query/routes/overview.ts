@@ -3,7 +3,8 @@ import type { RequestState } from '../../core/http.js';
 import type { Infer } from '../../schemas/api/infer.js';
 import { overview, RECENT_ACTIVITY_DAYS, RECENT_ACTIVITY_LIMIT } from '../../schemas/api/overview.js';
 import { createOverviewRepo } from '../repo/overview.js';
-import { daysBackStartDayMs, daysBackStartMs, oneDecimal } from '../time.js';
+import { pct } from '../rates.js';
+import { daysBackStartDayMs, daysBackStartMs } from '../time.js';
 import { defineRoute } from './define.js';
 import type { RouteDeps } from './deps.js';
 
@@ -12,7 +13,7 @@ type Response = Infer<(typeof overview)['response']>;
 
 /** spec: change versus the previous equal window, one decimal; 0 when the previous window is empty. */
 export function trendPct(current: number, previous: number): number {
-  return previous === 0 ? 0 : oneDecimal(((current - previous) / previous) * 100);
+  return pct(current - previous, previous);
 }
 
 export function mountOverview(router: Router<RequestState>, deps: RouteDeps): void {
@@ -32,8 +33,7 @@ export function mountOverview(router: Router<RequestState>, deps: RouteDeps): vo
     return {
       period: { days: q.days_back },
       conversations: { total: r.conversations.current, trend_pct: trendPct(r.conversations.current, r.conversations.previous) },
-      // emotion analysis not built yet: nothing analyzed
-      frustrations: { total_analyzed: 0, frustrated: 0, at_risk: 0, rate_pct: 0 },
+      frustrations: r.frustrations,
       tool_failures: r.toolFailures,
       // no taxonomy yet
       top_clusters: [],

@@ -103,3 +103,31 @@ export interface EndpointSpec {
 }
 
 export const defineEndpoint = <const E extends EndpointSpec>(e: E): E => e;
+
+/** `limit` + `offset` of the offset pattern (spec "Pagination patterns" 1), both clamped. */
+export const offsetPageParams = (defaultLimit: number, maxLimit: number) =>
+  ({
+    limit: { type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit, [X_CLAMP]: 'non_negative', description: `1–${maxLimit}, default ${defaultLimit}; clamped.` },
+    offset: { type: 'integer', minimum: 0, maximum: 10000, default: 0, [X_CLAMP]: 'non_negative', description: '0–10,000, default 0; clamped.' },
+  }) as const;
+
+/**
+ * Frustration KPIs of a window (spec "GET /overview"), read from the per-conversation signals: a
+ * conversation counts in the window of its last activity; `total_analyzed` counts conversations with
+ * at least one user message, `frustrated` those with a frustration-family detection scored ≥ 0.5,
+ * `at_risk` those not frustrated whose highest risk score is ≥ 0.5.
+ */
+export const frustrationsBlock = {
+  type: 'object',
+  required: ['total_analyzed', 'frustrated', 'at_risk', 'rate_pct'],
+  additionalProperties: false,
+  properties: {
+    total_analyzed: { type: 'integer', description: 'Conversations of the window with at least one user message.' },
+    frustrated: { type: 'integer', description: 'Of those, conversations with a frustration-family detection scored at least 0.5.' },
+    at_risk: { type: 'integer', description: 'Of those, conversations not frustrated whose highest risk score is at least 0.5.' },
+    rate_pct: { type: 'number', description: 'frustrated / total_analyzed × 100, one decimal; 0 when nothing was analyzed.' },
+  },
+} as const;
+
+/** A percentage of a count, one decimal, 0 when the count is 0. */
+export const ratePctField = (what: string) => ({ type: 'number', description: `${what}, one decimal; 0 when there is nothing to count.` }) as const;

@@ -8,7 +8,7 @@ export const conversationRow = {
   additionalProperties: false,
   properties: {
     conversation_id: { type: 'string' },
-    summary: { type: 'string', description: 'Empty string until a trace summary exists.' },
+    summary: { type: 'string', description: 'Extractive trace summary (at most 300 characters, regenerated as the conversation grows); empty string until one is written (conversations with fewer than 2 messages have none).' },
     message_count: { type: 'integer' },
     first_timestamp: timestamp,
     last_timestamp: timestamp,

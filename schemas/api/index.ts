@@ -1,6 +1,8 @@
 /** Every implemented data-API endpoint, in the order of the OpenAPI document. */
 import type { EndpointSpec } from './common.js';
 import { conversationContext, listConversations } from './conversations.js';
+import { listEmotions } from './emotions.js';
+import { listHallucinations } from './hallucinations.js';
 import { submitFeedback } from './feedback.js';
 import { openapiDocument, overview, whoami } from './overview.js';
 import { searchMessages } from './search.js';
@@ -14,6 +16,8 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   overview,
   toolFailureOverview,
   toolFailureDetail,
+  listEmotions,
+  listHallucinations,
   searchMessages,
   submitFeedback,
   whoami,
@@ -26,6 +30,8 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
 
 export * from './common.js';
 export * from './conversations.js';
+export * from './emotions.js';
+export * from './hallucinations.js';
 export * from './feedback.js';
 export * from './overview.js';
 export * from './search.js';

@@ -1,4 +1,4 @@
-import { daysBackParam, defineEndpoint, environmentParam, timestamp } from './common.js';
+import { daysBackParam, defineEndpoint, environmentParam, frustrationsBlock, timestamp } from './common.js';
 
 export const RECENT_ACTIVITY_DAYS = 7;
 export const RECENT_ACTIVITY_LIMIT = 10;
@@ -10,7 +10,7 @@ export const overview = defineEndpoint({
   tag: 'overview',
   summary: 'Headline KPIs',
   description:
-    'Conversation and tool-failure KPIs over the last `days_back` days. A conversation counts in the window of its last activity. `frustrations` and `top_clusters` are zeros / empty until those analyses exist. `recent_activity` always covers the last 7 days.',
+    'Conversation, frustration and tool-failure KPIs over the last `days_back` days. A conversation counts in the window of its last activity (the last `days_back` × 24 hours), for `conversations` and `frustrations` alike; tool failures count calls of whole UTC days (today and the previous `days_back` days), as GET /tool-failures does. `top_clusters` is empty until the taxonomy exists. `recent_activity` always covers the last 7 days.',
   status: 200,
   query: {
     type: 'object',
@@ -34,17 +34,7 @@ export const overview = defineEndpoint({
           trend_pct: { type: 'number', description: 'Change versus the previous equal window, one decimal; 0 when the previous window is empty.' },
         },
       },
-      frustrations: {
-        type: 'object',
-        required: ['total_analyzed', 'frustrated', 'at_risk', 'rate_pct'],
-        additionalProperties: false,
-        properties: {
-          total_analyzed: { type: 'integer' },
-          frustrated: { type: 'integer' },
-          at_risk: { type: 'integer' },
-          rate_pct: { type: 'number' },
-        },
-      },
+      frustrations: frustrationsBlock,
       tool_failures: {
         type: 'object',
         required: ['total', 'conversations', 'tools'],

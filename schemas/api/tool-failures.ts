@@ -1,6 +1,8 @@
+import { FAILURE_FAMILIES } from '../../stream/analyses/types.js';
 import { daysBackParam, defineEndpoint, environmentParam, nullableTimestamp, X_CLAMP } from './common.js';
 
 export const EFFECT_CLASSES = ['read', 'write', 'send', 'spawn', 'compute'] as const;
+export { FAILURE_FAMILIES };
 
 const rate = { type: 'number', description: 'failures / calls × 100, one decimal; 0 when there are no calls.' } as const;
 
@@ -35,7 +37,47 @@ const dayRow = {
   properties: { date: { type: 'string', description: 'UTC day, YYYY-MM-DD.' }, calls: { type: 'integer' }, failures: { type: 'integer' } },
 } as const;
 
-const commonQuery = { days_back: daysBackParam(7), environment: environmentParam } as const;
+/** A workspace failure category with its failed calls in the window (docs/data-api.md "Failure categories"). */
+const categoryRow = {
+  type: 'object',
+  required: ['category_id', 'label', 'family', 'likely_cause', 'action_hint', 'failures', 'conversations', 'tools', 'last_seen', 'example_error'],
+  additionalProperties: false,
+  properties: {
+    category_id: { type: 'string', description: 'Stable id: never changes once issued.' },
+    label: { type: 'string', description: 'Short name of the error template.' },
+    family: { type: 'string', enum: FAILURE_FAMILIES, description: 'Failure family (fixed vocabulary).' },
+    likely_cause: { type: 'string' },
+    action_hint: { type: 'string' },
+    failures: { type: 'integer', description: 'Failed calls of this category started in the window.' },
+    conversations: { type: 'integer', description: 'Distinct conversations with such a failure (exact).' },
+    tools: { type: 'array', items: { type: 'string' }, description: 'Tools with such a failure, most failures first.' },
+    last_seen: nullableTimestamp,
+    example_error: { type: 'string', description: 'Error text of the newest such failure.' },
+  },
+} as const;
+
+const familyRow = {
+  type: 'object',
+  required: ['family', 'failures'],
+  additionalProperties: false,
+  properties: { family: { type: 'string', enum: FAILURE_FAMILIES }, failures: { type: 'integer' } },
+} as const;
+
+const categoryBlocks = {
+  categories: {
+    type: 'array',
+    items: categoryRow,
+    description: 'Failure categories ordered by failures, then newest, then id (at most `category_limit`). Failed calls without a category (stored before the classification, or analyzed without the workspace registry) are counted in `totals` only.',
+  },
+  by_family: { type: 'array', items: familyRow, description: 'Categorized failures per failure family, most first (every category of the window, not only those listed).' },
+} as const;
+
+const commonQuery = {
+  days_back: daysBackParam(7),
+  environment: environmentParam,
+  family: { type: 'string', enum: FAILURE_FAMILIES, description: 'Restrict `categories` and `by_family` to one failure family; the other blocks are not filtered.' },
+  category_limit: { type: 'integer', minimum: 1, maximum: 100, default: 50, [X_CLAMP]: 'non_negative', description: 'Categories listed, 1–100, default 50; clamped.' },
+} as const;
 
 export const toolFailureOverview = defineEndpoint({
   operationId: 'getToolFailureOverview',
@@ -44,7 +86,7 @@ export const toolFailureOverview = defineEndpoint({
   tag: 'tool-failures',
   summary: 'Tool-failure counts and rates by tool, effect class and day',
   description:
-    'Counts tool calls that started in the last `days_back` days. Tools are ordered by failures, then calls, then name; `timeline` has one entry per UTC day of the window, zero-filled. Failure categories (workspace-specific classification) join these rows once that analysis exists; until then `category` fields are absent.',
+    'Counts tool calls that started in the window: whole UTC days, today and the previous `days_back` days. Tools are ordered by failures, then calls, then name; `timeline` has one entry per UTC day of the window, zero-filled. `categories` lists the workspace-specific failure categories (label, family, likely cause, action hint) of the failed calls, `by_family` their failures per family.',
   status: 200,
   query: {
     type: 'object',
@@ -55,7 +97,7 @@ export const toolFailureOverview = defineEndpoint({
   },
   response: {
     type: 'object',
-    required: ['period', 'totals', 'tools', 'by_effect_class', 'timeline'],
+    required: ['period', 'totals', 'tools', 'by_effect_class', 'timeline', 'categories', 'by_family'],
     additionalProperties: false,
     properties: {
       period: { type: 'object', required: ['days'], additionalProperties: false, properties: { days: { type: 'integer' } } },
@@ -79,6 +121,7 @@ export const toolFailureOverview = defineEndpoint({
       },
       by_effect_class: { type: 'array', items: effectRow },
       timeline: { type: 'array', items: dayRow },
+      ...categoryBlocks,
     },
   },
 } as const);
@@ -90,7 +133,7 @@ export const toolFailureDetail = defineEndpoint({
   tag: 'tool-failures',
   summary: 'Failures of one tool',
   description:
-    'Counts and rates of one tool (exact name) by effect class and day, with its most frequent error texts and example calls. An unknown tool returns 200 with zero counts and empty lists.',
+    'Counts and rates of one tool (exact name) by effect class and day, with its most frequent error texts and example calls, and its failure categories (counts of this tool only). An unknown tool returns 200 with zero counts and empty lists.',
   status: 200,
   pathParams: { tool: { description: 'Tool name, URL-encoded.', schema: { type: 'string' } } },
   query: {
@@ -102,7 +145,7 @@ export const toolFailureDetail = defineEndpoint({
   },
   response: {
     type: 'object',
-    required: ['tool_name', 'period', 'totals', 'by_effect_class', 'timeline', 'errors'],
+    required: ['tool_name', 'period', 'totals', 'by_effect_class', 'timeline', 'errors', 'categories', 'by_family'],
     additionalProperties: false,
     properties: {
       tool_name: { type: 'string' },
@@ -134,6 +177,7 @@ export const toolFailureDetail = defineEndpoint({
           },
         },
       },
+      ...categoryBlocks,
     },
   },
 } as const);

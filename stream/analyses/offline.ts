@@ -8,6 +8,8 @@
  * stream role does; results keep the input's first-seen order.
  */
 import { snapshotsFromDirectEvents, type DirectInputProblem } from './direct-input.js';
+import { conversationFrustration } from './emotions.js';
+import { isLazyConversation } from './laziness.js';
 import { analyzeSnapshot, type AnalysisEnv } from './pipeline.js';
 import type { ConversationAnalysis, ConversationSnapshot, UserMemoryDocument } from './types.js';
 import { contributionOf, emptyMemory, mergeMemory } from './user-memory.js';
@@ -19,7 +21,10 @@ export interface OfflineTotals {
   failed_calls: number;
   categories: number;
   emotions: number;
+  frustrated_conversations: number;
+  at_risk_conversations: number;
   laziness: number;
+  lazy_conversations: number;
   hallucinations_contradicted: number;
   hallucinations_verified: number;
   hallucinations_unverified: number;
@@ -60,7 +65,10 @@ export function analyzeDirectEvents(events: readonly unknown[], opts: { workspac
     failed_calls: snapshots.reduce((a, s) => a + s.toolCalls.filter((c) => c.success === false || (c.success === null && c.decision === 'reject')).length, 0),
     categories: categories.size,
     emotions: results.reduce((a, r) => a + r.emotions.length, 0),
+    frustrated_conversations: results.filter((r) => conversationFrustration(r.emotions).frustrated).length,
+    at_risk_conversations: results.filter((r) => conversationFrustration(r.emotions).at_risk).length,
     laziness: results.reduce((a, r) => a + r.laziness.length, 0),
+    lazy_conversations: results.filter((r) => isLazyConversation(r.laziness)).length,
     hallucinations_contradicted: results.reduce((a, r) => a + r.hallucination_stats.contradicted, 0),
     hallucinations_verified: results.reduce((a, r) => a + r.hallucination_stats.verified, 0),
     hallucinations_unverified: results.reduce((a, r) => a + r.hallucination_stats.unverified, 0),

@@ -4,20 +4,23 @@
  * runs on files. Each analyzer runs on its own: one that throws is reported in `outcomes` with its
  * error and leaves its part of the result empty, the others still run.
  */
+import { EMOTIONS_VERSION, detectEmotions } from './emotions.js';
+import { HALLUCINATIONS_VERSION, detectHallucinations } from './hallucinations.js';
+import { LAZINESS_VERSION, detectLaziness } from './laziness.js';
+import { SUMMARY_VERSION, summarize } from './summary.js';
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
 import { STEP_SCORES_VERSION, scoreSteps } from './step-scores.js';
+import { CATEGORIES_VERSION, categorizeCalls, createCategoryRegistry, type CategoryRegistry } from './tool-failure-categories.js';
+import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
 import { WORLD_STATE_VERSION, buildWorldState } from './world-state.js';
-import type { ConversationAnalysis, ConversationSnapshot, FailureCategory, ToolCallResult } from './types.js';
-
-/** What the tool-failure categories need from the workspace (its registry of templates). */
-export interface CategoryAssigner {
-  assign(call: ConversationSnapshot['toolCalls'][number]): FailureCategory | null;
-}
 
 export interface AnalysisEnv {
-  /** The workspace's failure categories; without one, failed calls get no category. */
-  categories?: CategoryAssigner;
+  /** The workspace's failure categories (its registry of templates); default: a fresh one. */
+  categories?: CategoryRegistry;
 }
+
+/** Version of how calls are paired (snapshot.ts); with the categories' version, the tool-calls analyzer's. */
+export const PAIRING_VERSION = 1;
 
 export interface AnalyzerOutcome {
   name: string;
@@ -32,28 +35,13 @@ interface Step {
   run(s: ConversationSnapshot, out: ConversationAnalysis, env: AnalysisEnv): void;
 }
 
-/** One result per call, in snapshot order, with its failure category. */
-function toolCallResults(s: ConversationSnapshot, env: AnalysisEnv): ToolCallResult[] {
-  return s.toolCalls.map((c) => {
-    const failed = c.success === false || (c.success === null && c.decision === 'reject');
-    return {
-      message_index: c.messageIndex,
-      tool_use_id: c.key,
-      tool_name: c.toolName,
-      success: c.success,
-      effect_class: c.effectClass,
-      category: failed && env.categories ? env.categories.assign(c) : null,
-    };
-  });
-}
-
 /** The analyzers, in dependency order (a later one may read what an earlier one produced). */
 export const STEPS: readonly Step[] = [
   {
     name: 'tool-calls',
-    version: 1,
+    version: PAIRING_VERSION * 1000 + CATEGORIES_VERSION,
     run(s, out, env) {
-      out.tool_calls = toolCallResults(s, env);
+      out.tool_calls = categorizeCalls(s, env.categories ?? createCategoryRegistry([], { tenantSeed: s.tenantId }));
     },
   },
   {
@@ -63,7 +51,38 @@ export const STEPS: readonly Step[] = [
       out.segments = segmentConversation(s);
     },
   },
-  // world state before step scores: a segment's score names the thread it serves
+  {
+    name: 'summary',
+    version: SUMMARY_VERSION,
+    run(s, out) {
+      out.summary = summarize(s, out.segments);
+    },
+  },
+  {
+    name: 'hallucinations',
+    version: HALLUCINATIONS_VERSION,
+    run(s, out) {
+      const { findings, stats } = detectHallucinations(s);
+      out.hallucinations = findings;
+      out.hallucination_stats = stats;
+    },
+  },
+  {
+    name: 'laziness',
+    version: LAZINESS_VERSION,
+    run(s, out) {
+      out.laziness = detectLaziness(s);
+    },
+  },
+  {
+    name: 'emotions',
+    version: EMOTIONS_VERSION,
+    run(s, out) {
+      out.emotions = detectEmotions(s, { hallucinations: out.hallucinations });
+    },
+  },
+  // world state before step scores (a segment's score names the thread it serves); step scores
+  // read the emotions and hallucinations, so they stay after them
   {
     name: 'world-state',
     version: WORLD_STATE_VERSION,

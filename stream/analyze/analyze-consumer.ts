@@ -11,6 +11,7 @@
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
+import { createCategoryCache } from './categories.js';
 import { loadWorkItems, type ConversationKey } from './loader.js';
 import { nextVersion } from './version.js';
 import { writeAnalysis } from './writer.js';
@@ -53,6 +54,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   /** Jobs of the batch being analyzed. */
   let busy = 0;
   const signal = createRoomSignal();
+  const categories = createCategoryCache(opts.store);
 
   const dead = async (m: JsMsg, reason: 'poison' | 'max_deliver', error: string) => {
     try {
@@ -113,9 +115,12 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     metrics.analyzeBatch.observe({}, conversations.length);
     try {
       const items = await loadWorkItems(opts.store, conversations);
+      const known = await categories.known(conversations.map((c) => c.tenantId));
       const version = nextVersion();
-      const out = await opts.work({ version, items });
-      const failures = await writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver });
+      const out = await opts.work({ version, items, categories: known });
+      const categoryRows = categories.rows(out.createdCategories);
+      const failures = await writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver, categoryRows });
+      if (!failures.some((f) => f.analyzer === 'tool-calls')) categories.add(out.createdCategories);
       const failed = new Set(failures.map((f) => `${f.conversationId}\u0000${f.analyzer}`));
       for (const item of out.items) {
         for (const o of item.outcomes) metrics.analyzerRuns.inc({ analyzer: o.name, outcome: failed.has(`${item.conversationId}\u0000${o.name}`) ? 'error' : 'ok' });

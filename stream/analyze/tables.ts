@@ -24,7 +24,6 @@ const PURE_TABLES: Readonly<Record<string, string>> = {
   emotions: 'emotion_detections',
   laziness: 'laziness_detections',
   hallucinations: 'hallucination_findings',
-  signals: 'conversation_signals',
   'world-state': 'world_state',
   'step-scores': 'step_scores',
 };
@@ -35,6 +34,8 @@ export const FRAMEWORK_ANALYZERS: readonly FrameworkAnalyzer[] = [
     if (!table) throw new Error(`analyzer ${a.name} has no table in stream/analyze/tables.ts`);
     return { name: a.name, version: a.version, table, needs: [] };
   }),
+  // the conversation's headline signals (frustrated / at risk, laziness, claim counts) from the analyses
+  { name: 'signals', version: 1, table: 'conversation_signals', needs: ['emotions', 'laziness', 'hallucinations'] },
   // the memory of each user of the batch, from the durable slots of their conversations (work.ts)
   { name: 'user-memory', version: USER_MEMORY_VERSION, table: 'user_memory', needs: ['world-state'] },
   // the daily tool-failure rollup from the paired, categorized calls (stream/analyze/tool-failures.ts)

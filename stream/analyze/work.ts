@@ -6,11 +6,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { ContentBlock } from '../../schemas/events.js';
-import { analyzeSnapshot, type AnalysisEnv, type AnalyzerOutcome } from '../analyses/pipeline.js';
+import { analyzeSnapshot, type AnalyzerOutcome } from '../analyses/pipeline.js';
+import { createCategoryRegistry, type CategoryRegistry, type RegisteredCategory } from '../analyses/tool-failure-categories.js';
+import { conversationFrustration, isFrustratedMessage } from '../analyses/emotions.js';
+import { countedDetections, isLazyConversation } from '../analyses/laziness.js';
 import { buildSnapshot, type StoredCall, type StoredMessage } from '../analyses/snapshot.js';
+import { isHumanTurn } from '../analyses/text/turns.js';
 import type { ConversationAnalysis, ConversationSnapshot, Role } from '../analyses/types.js';
 import { createMemoryPass, stepScoreRows, worldStateRows } from './state-rows.js';
-import { FRAMEWORK_ANALYZERS } from './tables.js';
+import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import { planToolRollup, type CallFact } from './tool-failures.js';
 
 /** A `messages` row as the loader reads it. */
@@ -79,6 +83,8 @@ export interface WorkInput {
   /** Version of every row of this run (monotonic, from the main thread). */
   version: number;
   items: WorkItem[];
+  /** The known failure categories of the batch's tenants (tool_failure_categories). */
+  categories?: Record<string, RegisteredCategory[]>;
 }
 
 export type TableRows = Record<string, Record<string, unknown>[]>;
@@ -104,6 +110,8 @@ export interface WorkOutput {
   toolGroups: [string, string, string][];
   toolState: Record<string, unknown>[];
   items: ItemOutcome[];
+  /** Failure categories issued by this batch, per tenant: persisted before the calls that use them. */
+  createdCategories: Record<string, RegisteredCategory[]>;
 }
 
 const parseArray = (text: string): Record<string, unknown>[] => {
@@ -251,7 +259,39 @@ function callFacts(s: ConversationSnapshot, a: ConversationAnalysis): CallFact[]
   });
 }
 
-function conversationRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, summaryOk: boolean, version: number) {
+/** The conversation's headline signals (what the overview and the rate endpoints count). */
+function signalsRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, version: number, versionOf: (name: string) => number) {
+  const f = conversationFrustration(a.emotions);
+  const h = a.hallucination_stats;
+  const userTurns = s.messages.filter(isHumanTurn);
+  return {
+    tenant_id: s.tenantId,
+    conversation_id: s.conversationId,
+    version,
+    last_ts: item.aggregate?.last_ts ?? iso(s.messages[s.messages.length - 1]?.ts ?? 0),
+    environment: s.environment,
+    user_id: s.userId,
+    user_messages: userTurns.length,
+    frustrated: f.frustrated ? 1 : 0,
+    at_risk: f.at_risk ? 1 : 0,
+    max_risk: f.max_risk,
+    frustrated_messages: userTurns.filter((m) => isFrustratedMessage(a.emotions, m.index)).length,
+    emotion_count: a.emotions.length,
+    lazy: isLazyConversation(a.laziness) ? 1 : 0,
+    // headline count: truncated-data patterns and weak ones without a second family are left out
+    laziness_count: countedDetections(a.laziness).length,
+    claims: h.claims,
+    verified_claims: h.verified,
+    contradicted_claims: h.contradicted,
+    unverified_claims: h.unverified,
+    emotions_version: versionOf('emotions'),
+    laziness_version: versionOf('laziness'),
+    hallucinations_version: versionOf('hallucinations'),
+  };
+}
+
+/** The `conversations` row: aggregates, tool counts from the paired calls, the summary (the stored one when the summary run failed). */
+export function conversationRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, summaryOk: boolean, version: number) {
   const g = item.aggregate!;
   const failed = s.toolCalls.filter((c) => c.success === false || (c.success === null && c.decision === 'reject')).length;
   return {
@@ -278,8 +318,14 @@ function conversationRow(item: WorkItem, s: ConversationSnapshot, a: Conversatio
 }
 
 /** Analyzes a batch: every conversation, every analyzer, one set of rows per table. */
-export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => AnalysisEnv = () => ({})): WorkOutput {
+export function runAnalysisWork(input: WorkInput): WorkOutput {
   const { version } = input;
+  const registries = new Map<string, CategoryRegistry>();
+  const registryOf = (tenant: string) => {
+    let r = registries.get(tenant);
+    if (!r) registries.set(tenant, (r = createCategoryRegistry(input.categories?.[tenant] ?? [], { tenantSeed: tenant })));
+    return r;
+  };
   const versionOf = (name: string) => FRAMEWORK_ANALYZERS.find((a) => a.name === name)?.version ?? 0;
   const tables: TableRows = {};
   const push = (table: string, rows: Record<string, unknown>[]) => {
@@ -295,7 +341,7 @@ export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => Ana
     const item = input.items[index]!;
     const userMemory = memory.memoryOf(index);
     const s = userMemory ? { ...snapshots[index]!, userMemory } : snapshots[index]!;
-    const { analysis, outcomes } = analyzeSnapshot(s, env(item.tenantId));
+    const { analysis, outcomes } = analyzeSnapshot(s, { categories: registryOf(item.tenantId) });
     const ok = new Map(outcomes.map((o) => [o.name, o.ok]));
     const previous = new Map(item.state.map((st) => [st.analyzer, st]));
     const previousKeys: Record<string, string[]> = Object.fromEntries(item.state.map((st) => [st.analyzer, st.item_keys ?? []]));
@@ -314,6 +360,12 @@ export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => Ana
       push('conversation_summaries', [{ tenant_id: s.tenantId, conversation_id: s.conversationId, version, analyzer_version: versionOf('summary'), summary: analysis.summary, message_count: s.messages.length }]);
     }
     const all: AnalyzerOutcome[] = [...outcomes];
+    const signalsNeed = analyzerByName.get('signals')!.needs.find((n) => ok.get(n) !== true);
+    if (signalsNeed) all.push({ name: 'signals', version: versionOf('signals'), ok: false, error: `needs ${signalsNeed}, which failed` });
+    else {
+      push('conversation_signals', [signalsRow(item, s, analysis, version, versionOf)]);
+      all.push({ name: 'signals', version: versionOf('signals'), ok: true });
+    }
     if (ok.get('tool-calls')) {
       const plan = planToolRollup(callFacts(s, analysis), item.toolState);
       push('tool_call_facts', [...plan.tombstones.map((f) => ({ ...f, version, is_deleted: 1 })), ...plan.changed.map((f) => ({ ...f, version, is_deleted: 0 }))]);
@@ -337,5 +389,10 @@ export function runAnalysisWork(input: WorkInput, env: (tenantId: string) => Ana
     outcomesByIndex[index] = { tenantId: s.tenantId, conversationId: s.conversationId, outcomes: all, keys, previousKeys, messageCount: s.messages.length, previousAttempts };
   }
   push('user_memory', memory.rows(version, versionOf('user-memory')));
-  return { tables, toolGroups: [...toolGroups.values()], toolState, items: outcomesByIndex };
+  const createdCategories: Record<string, RegisteredCategory[]> = {};
+  for (const [tenant, r] of registries) {
+    const created = r.created();
+    if (created.length) createdCategories[tenant] = created;
+  }
+  return { tables, toolGroups: [...toolGroups.values()], toolState, items: outcomesByIndex, createdCategories };
 }

@@ -1,7 +1,8 @@
 /**
  * Writes what the workers computed for an analysis batch, in an order that makes a crash at any
  * point harmless (every write replaces, none increments; a retry recomputes the same rows):
- *   1. each analyzer's own table (rows and tombstones), one insert per table for the batch;
+ *   1. each analyzer's own table (rows and tombstones), one insert per table for the batch — the
+ *      failure categories the batch issued before the calls that use them;
  *   2. the tool-failure rollup: facts, then the daily rows of the touched groups, then its state;
  *   3. the conversation rows (last: a reader that sees a new row sees everything else of the run);
  *   4. the outcome of every analyzer of every conversation (`analysis_state`).
@@ -25,6 +26,8 @@ export interface WriteOptions {
   version: number;
   /** Outcome `failed` (no more retries) once an analyzer failed this many times in a row. */
   maxAttempts: number;
+  /** Rows of the failure categories this batch issued (written before the calls that use them). */
+  categoryRows?: Record<string, unknown>[];
 }
 
 export interface AnalyzerFailure {
@@ -66,8 +69,10 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
     }
   };
 
+  if (opts.categoryRows?.length) await write('tool-calls', 'tool_failure_categories', () => store.insert('tool_failure_categories', opts.categoryRows!));
   for (const a of FRAMEWORK_ANALYZERS) {
     if (a.name === 'tool-failure-rollup' || a.name === 'conversation-rollup') continue;
+    if (failedWrites.has(a.name)) continue;
     const rows = out.tables[a.table];
     if (rows?.length) await write(a.name, a.table, () => store.insert(a.table, rows));
   }

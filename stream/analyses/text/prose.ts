@@ -23,8 +23,26 @@ export function maskCode(text: string): string {
   return text.replace(FENCE, blank).replace(INLINE_CODE, blank);
 }
 
+/**
+ * A small bounded memo for per-text results: several analyses of one conversation mask and split
+ * the same messages, one after the other in the same worker.
+ */
+function memo<T>(fn: (text: string) => T, max = 4000): (text: string) => T {
+  const cache = new Map<string, T>();
+  return (text: string) => {
+    let v = cache.get(text);
+    if (v === undefined) {
+      if (cache.size >= max) cache.clear();
+      cache.set(text, (v = fn(text)));
+    }
+    return v;
+  };
+}
+
 /** The text with code, quoted spans and quoted lines replaced by spaces (offsets kept). */
-export function maskQuoted(text: string): string {
+export const maskQuoted = memo(maskQuotedOnce);
+
+function maskQuotedOnce(text: string): string {
   let out = maskCode(text);
   if (out.includes('"') || out.includes('“')) out = out.replace(QUOTED, blank);
   if (out.includes('>')) out = out.replace(QUOTE_LINE, blank);
@@ -50,7 +68,9 @@ export interface Span {
  * breaks, so list items and headings are their own sentences. Decimal points and abbreviations
  * like "e.g." do not split. Leading list markers and whitespace are excluded from the span.
  */
-export function sentenceSpans(text: string): Span[] {
+export const sentenceSpans: (text: string) => readonly Span[] = memo(sentenceSpansOnce);
+
+function sentenceSpansOnce(text: string): Span[] {
   const out: Span[] = [];
   let start = 0;
   const push = (end: number) => {
@@ -88,8 +108,11 @@ export function cutAtWord(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
   if (t.length <= max) return t;
   if (max <= 1) return '';
-  const room = t.slice(0, max - 1);
-  const lastSpace = room.lastIndexOf(' ');
-  const cut = (lastSpace > max * 0.4 ? room.slice(0, lastSpace) : room).replace(/[\s,;:.\-–—(]+$/, '');
-  return cut + '…';
+  // the last word boundary that leaves room for the ellipsis; never inside a word
+  let cut = max - 1;
+  while (cut > 0 && isWordChar(t[cut - 1]!) && isWordChar(t[cut]!)) cut--;
+  const head = t.slice(0, cut).replace(/[\s,;:.\-–—(]+$/, '');
+  return head ? head + '…' : '';
 }
+
+const isWordChar = (c: string) => /[\p{L}\p{N}_'’]/u.test(c);

@@ -22,8 +22,11 @@ able via per lot lots bit already actually just also anyway instead`;
 
 export const STOPWORDS: ReadonlySet<string> = new Set(STOPWORD_LIST.split(/\s+/).filter(Boolean));
 
-/** Letters, digits, underscore; apostrophes inside words kept ("don't"). */
-const WORD = /[\p{L}\p{N}_]+(?:['’][\p{L}]+)*/gu;
+/**
+ * Letters, digits, underscore; apostrophes inside words kept ("don't"). Non-ASCII letters are
+ * taken by code point range (faster than Unicode property classes on this hot path).
+ */
+const WORD = /[A-Za-z0-9_\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF\u0590-\u06FF\u0900-\u0DFF\u3040-\u30FF\u3400-\u9FFF\uAC00-\uD7AF]+(?:['’][A-Za-z\u00C0-\u024F]+)*/g;
 
 /** Lower-cased word tokens of a text, in order. */
 export function words(text: string): string[] {
@@ -43,7 +46,18 @@ export function wordSpans(text: string): Array<{ word: string; start: number; en
  * A light suffix stripper (a few English inflections), enough to match "cancelled" with
  * "cancel", "bookings" with "booking" and "tests" with "test" without a dictionary.
  */
+const stems = new Map<string, string>();
+/** Memoized: the same words recur across messages; bounded so memory stays flat. */
 export function stem(word: string): string {
+  let s = stems.get(word);
+  if (s === undefined) {
+    if (stems.size > 50_000) stems.clear();
+    stems.set(word, (s = stemWord(word)));
+  }
+  return s;
+}
+
+function stemWord(word: string): string {
   let w = word;
   if (w.length <= 3 || /\d/.test(w)) return w;
   if (w.endsWith("'s")) w = w.slice(0, -2);
@@ -72,11 +86,16 @@ export function isContentWord(w: string): boolean {
 export function contentTerms(text: string, maxWords = Infinity): string[] {
   const out: string[] = [];
   let seen = 0;
-  for (const m of text.matchAll(WORD)) {
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(text); m; m = WORD.exec(text)) {
     if (seen++ >= maxWords) break;
-    const w = m[0].toLowerCase().replace(/’/g, "'");
-    if (isContentWord(w)) out.push(stem(w));
+    const raw = m[0];
+    if (raw.length < 3 && !/\d/.test(raw)) continue;
+    const w = raw.toLowerCase();
+    const n = w.includes('’') ? w.replace(/’/g, "'") : w;
+    if (isContentWord(n)) out.push(stem(n));
   }
+  WORD.lastIndex = 0;
   return out;
 }
 

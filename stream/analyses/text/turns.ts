@@ -38,9 +38,3 @@ export function requestText(m: SnapshotMessage): string {
   if (args) return args;
   return isCommandTurn(m.text) ? '' : m.text;
 }
-
-/** Index of the last message before `i` with the given role and text (−1 when none). */
-export function lastTextBefore(messages: readonly SnapshotMessage[], i: number, role: SnapshotMessage['role']): number {
-  for (let j = i - 1; j >= 0; j--) if (messages[j]!.role === role && messages[j]!.threadId === '' && messages[j]!.text.trim()) return j;
-  return -1;
-}

@@ -75,7 +75,21 @@ test.before(async () => {
   } else {
     await seedThroughIngest(new Map([[MAIN, ts.adminKey], [OTHER, other.key]]));
   }
+  await loadSummaries();
 });
+/**
+ * Summaries as the stream role stored them (the trace-summary analysis fills them once it runs;
+ * until then ''): the endpoints must show exactly these, never blank them.
+ */
+let summaries = new Map<string, string>();
+async function loadSummaries() {
+  const rows = await ts.system.rt.store.query<{ tenant_id: string; conversation_id: string; summary: string }>('SELECT tenant_id, conversation_id, summary FROM {{db}}.conversations FINAL');
+  summaries = new Map(rows.map((r) => [`${r.tenant_id}/${r.conversation_id}`, r.summary]));
+  signalsStored = Number((await ts.system.rt.store.query<{ n: string }>('SELECT count() AS n FROM {{db}}.conversation_signals'))[0]?.n) > 0;
+}
+let signalsStored = false;
+const summaryOf = (tenant: string, id: string) => summaries.get(`${tenant}/${id}`) ?? '';
+
 test.after(async () => {
   await ts?.stop({ withNats: true });
 });
@@ -91,7 +105,7 @@ test('GET /conversations: default page is the 20 newest by last activity with an
     exp.slice(0, 20),
   );
   for (const c of r.body.conversations) {
-    assert.is(c.summary, '');
+    assert.is(c.summary, summaryOf(MAIN, c.conversation_id));
     assert.is(c.cluster_id, null);
     assert.is(c.cluster_name, null);
   }
@@ -157,7 +171,7 @@ test('GET /conversations/:id/context: default centre is the middle, window 2, to
   const n = conv.messages.length;
   const centre = Math.floor((n - 1) / 2);
   assert.is(r.body.total_messages, n);
-  assert.is(r.body.summary, '');
+  assert.is(r.body.summary, summaryOf(MAIN, 'conv-refund'));
   assert.is(r.body.context.center_index, centre);
   assert.is(r.body.context.from_index, centre - 2);
   assert.is(r.body.context.to_index, centre + 2);
@@ -205,7 +219,7 @@ function overviewExpect(tenant: string, days: number) {
   return {
     conversations: { total: cur, trend_pct: prev === 0 ? 0 : Math.round(((cur - prev) / prev) * 1000) / 10 },
     tool_failures: { total: failures.length, conversations: new Set(failures.map((f) => f.conversation)).size, tools: new Set(failures.map((f) => f.use.name)).size },
-    recent: recent.map((c) => ({ conversation_id: c.conversation_id, summary: '', timestamp: c.last_timestamp })),
+    recent: recent.map((c) => ({ conversation_id: c.conversation_id, summary: summaryOf(tenant, c.conversation_id), timestamp: c.last_timestamp })),
   };
 }
 
@@ -218,7 +232,11 @@ test('GET /overview: KPIs for days_back 7 (default), 3 and 30', async () => {
     assert.equal(r.body.conversations, exp.conversations, `days ${days}`);
     assert.equal(r.body.tool_failures, exp.tool_failures, `days ${days}`);
     assert.equal(r.body.recent_activity, exp.recent);
-    assert.equal(r.body.frustrations, { total_analyzed: 0, frustrated: 0, at_risk: 0, rate_pct: 0 });
+    // the detectors decide who is frustrated (their own suites); here the KPI must be consistent
+    const f = r.body.frustrations;
+    if (!signalsStored) assert.equal(f, { total_analyzed: 0, frustrated: 0, at_risk: 0, rate_pct: 0 });
+    assert.ok(f.total_analyzed <= exp.conversations.total && f.frustrated + f.at_risk <= f.total_analyzed, JSON.stringify(f));
+    assert.is(f.rate_pct, f.total_analyzed ? Math.round((f.frustrated / f.total_analyzed) * 1000) / 10 : 0);
     assert.equal(r.body.top_clusters, []);
   }
 });
@@ -360,6 +378,9 @@ test('tenant isolation: no endpoint ever returns another tenant\'s rows', async 
     '/tool-failures/create_label?days_back=90',
     '/search?q=refund&limit=50',
     '/search?q=widgets&limit=50',
+    '/emotions?limit=100',
+    '/emotions?conversation_id=conv-refund',
+    '/hallucinations?limit=100',
   ];
   for (const p of paths) {
     const asOther = await get(p, otherKey);

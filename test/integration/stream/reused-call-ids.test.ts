@@ -102,6 +102,16 @@ test('tau-bench as direct events with reused call ids: 1,164 calls, 73 failures 
     "SELECT DISTINCT effect_class FROM {{db}}.conversation_tool_calls FINAL WHERE tenant_id = 'default' AND tool_name = 'think'",
   );
   assert.equal(effects.map((e) => e.effect_class), ['compute']);
+  // every failed call has a workspace category, persisted once, counted in the daily category rollup
+  const cats = await ts.system.rt.store.query<{ failed: string; categorized: string; categories: string; registered: string; daily: string }>(
+    `SELECT countIf(success = 0) AS failed, countIf(success = 0 AND category_id != '' AND family != '') AS categorized, uniqExactIf(category_id, success = 0) AS categories,
+            (SELECT count() FROM {{db}}.tool_failure_categories FINAL WHERE tenant_id = 'default') AS registered,
+            (SELECT sum(failures) FROM {{db}}.tool_categories_daily FINAL WHERE tenant_id = 'default') AS daily
+     FROM {{db}}.conversation_tool_calls FINAL WHERE tenant_id = 'default'`,
+  );
+  const c = cats[0]!;
+  assert.equal([Number(c.failed), Number(c.categorized), Number(c.daily)], [expected.failures, expected.failures, expected.failures]);
+  assert.ok(Number(c.categories) >= 2 && Number(c.categories) <= Number(c.registered), JSON.stringify(c));
   // sent again (a client retry): nothing counts twice
   await postAll(events);
   await new Promise((r) => setTimeout(r, 1500));

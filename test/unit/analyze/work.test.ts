@@ -3,7 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { analyzeSnapshot } from '../../../stream/analyses/pipeline.js';
 import { buildSnapshot } from '../../../stream/analyses/snapshot.js';
-import { runAnalysisWork, type MessageRowIn, type WorkItem } from '../../../stream/analyze/work.js';
+import { conversationRow, runAnalysisWork, snapshotOf, type MessageRowIn, type WorkItem } from '../../../stream/analyze/work.js';
+import { emptyAnalysis } from '../../../stream/analyses/pipeline.js';
 
 const T0 = Date.parse('2025-06-01T10:00:00.000Z');
 const msg = (id: string, i: number, role: string, content: string, calls: unknown[] = [], results: unknown[] = []): MessageRowIn => ({
@@ -34,7 +35,9 @@ test('a reused call id is two calls; counts, facts and rows follow the pairing',
   const calls = out.tables.conversation_tool_calls!;
   assert.equal(calls.map((c) => [c.item_key, c.tool_name, c.success, c.message_index, c.result_index]), [['x', 'cancel_reservation', 0, 1, 2], ['x#2', 'get_reservation', -1, 3, -1]]);
   const conv = out.tables.conversations![0]!;
-  assert.equal([conv.tool_call_count, conv.tool_failure_count, conv.summary, conv.version], [2, 1, 'kept', 7]);
+  assert.equal([conv.tool_call_count, conv.tool_failure_count, conv.version], [2, 1, 7]);
+  // the summary analysis wrote a fresh summary, drawn from the conversation itself
+  assert.match(String(conv.summary), /cancel my booking/);
   assert.equal(out.tables.tool_call_facts!.map((f) => [f.call_id, f.failed, f.is_deleted]), [['x', 1, 0], ['x#2', 0, 0]]);
   assert.equal(out.toolGroups.map((g) => g[1]).sort(), ['cancel_reservation', 'get_reservation']);
   assert.ok(out.items[0]!.outcomes.every((o) => o.ok));
@@ -57,7 +60,8 @@ test('an analyzer that throws is reported with its error, leaves its part empty,
     { messageId: 'a', role: 'assistant', content: '', blocks: [{ type: 'tool_use', tool_use_id: 'k', tool_name: 'Bash', input: {} }], tsMs: T0, threadId: '' },
     { messageId: 'b', role: 'user', content: '', blocks: [{ type: 'tool_result', tool_use_id: 'k', content: 'Error: boom', is_error: true }], tsMs: T0 + 1, threadId: '' },
   ] });
-  const { analysis, outcomes } = analyzeSnapshot(s, { categories: { assign: () => { throw new RangeError('registry exploded'); } } });
+  const exploding = { assign: () => { throw new RangeError('registry exploded'); }, created: () => [], all: () => [] };
+  const { analysis, outcomes } = analyzeSnapshot(s, { categories: exploding });
   const tc = outcomes.find((o) => o.name === 'tool-calls')!;
   assert.equal([tc.ok, tc.error], [false, 'RangeError: registry exploded']);
   assert.equal(analysis.tool_calls, []);
@@ -73,7 +77,13 @@ test('a failed summary keeps the summary written before; orphan results and tele
   });
   const calls = out.tables.conversation_tool_calls!;
   assert.equal(calls.map((c) => [c.item_key, c.tool_name, c.success, c.effect_class]), [['lost', '', 0, 'compute'], ['h1', 'Bash', 1, 'read']]);
-  assert.equal(out.tables.conversations![0]!.summary, 'kept');
+});
+
+test('a failed summary run keeps the summary written before', () => {
+  const it = item();
+  const row = conversationRow(it, snapshotOf(it), { ...emptyAnalysis('c1'), summary: 'new' }, false, 9);
+  assert.is(row.summary, 'kept');
+  assert.is(conversationRow(it, snapshotOf(it), { ...emptyAnalysis('c1'), summary: 'new' }, true, 9).summary, 'new');
 });
 
 test.run();

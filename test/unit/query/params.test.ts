@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { compileBody, compileQuery } from '../../../query/params.js';
 import { conversationContext, listConversations } from '../../../schemas/api/conversations.js';
 import { overview } from '../../../schemas/api/overview.js';
+import { listEmotions } from '../../../schemas/api/emotions.js';
 import { submitFeedback } from '../../../schemas/api/feedback.js';
 import { BadRequestError } from '../../../core/errors.js';
 
@@ -10,6 +11,7 @@ const list = compileQuery<any>(listConversations.query);
 const context = compileQuery<any>(conversationContext.query);
 const ov = compileQuery<any>(overview.query);
 const body = compileBody<any>(submitFeedback.body);
+const emotions = compileQuery<any>(listEmotions.query);
 
 const messages = (fn: () => unknown): string[] => {
   try {
@@ -55,6 +57,19 @@ test('non-integers, repeated parameters and enums give 400 with every message', 
   assert.equal(messages(() => list({ limit: '2.5', environment: 'prod' })), ['limit must be an integer', 'environment must be one of: all, development, staging, production']);
   assert.equal(messages(() => list({ limit: ['1', '2'] })), ['limit must be given once']);
   assert.equal(messages(() => list({ limit: '0x10' })), ['limit must be an integer']);
+});
+
+test('decimal parameters: plain decimals accepted and clamped, a negative one or another notation gives 400', () => {
+  assert.is(emotions({}).min_score, 0);
+  assert.is(emotions({ min_score: '0.5' }).min_score, 0.5);
+  assert.is(emotions({ min_score: '.75' }).min_score, 0.75);
+  assert.is(emotions({ min_score: '1' }).min_score, 1);
+  assert.is(emotions({ min_score: '1.5' }).min_score, 1);
+  assert.is(emotions({ min_score: '0' }).min_score, 0);
+  assert.equal(messages(() => emotions({ min_score: '-0.1' })), ['min_score must be a non-negative number']);
+  for (const bad of ['1e-1', 'NaN', 'Infinity', '0x1', ' 0.5', 'high', '0.5.1']) assert.equal(messages(() => emotions({ min_score: bad })), ['min_score must be a number'], bad);
+  // integers keep their own message beside a decimal one
+  assert.equal(messages(() => emotions({ min_score: 'x', limit: '0.5' })), ['min_score must be a number', 'limit must be an integer']);
 });
 
 test('empty values mean "not given"; unknown parameters are ignored', () => {
