@@ -90,6 +90,8 @@ export interface ScoringContext {
   s: ConversationSnapshot;
   /** Index of the next person turn after each message (−1 when none). */
   nextHuman: Int32Array;
+  /** For each person turn, the last agent text message (main thread) before it (−1 when none). */
+  lastAgentBefore: Int32Array;
   /** Whether the last person turn at or before each message gave a go-ahead. */
   goAheadAt: Uint8Array;
   /** Max score per emotion class at each person turn. */
@@ -109,6 +111,13 @@ export function scoringContext(s: ConversationSnapshot, a: ConversationAnalysis)
     nextHuman[i] = next;
     if (isHumanTurn(s.messages[i]!)) next = i;
   }
+  const lastAgentBefore = new Int32Array(n).fill(-1);
+  let lastAgent = -1;
+  for (let i = 0; i < n; i++) {
+    const m = s.messages[i]!;
+    if (isHumanTurn(m)) lastAgentBefore[i] = lastAgent;
+    else if (m.role === 'assistant' && m.threadId === '' && m.text.trim()) lastAgent = i;
+  }
   const goAheadAt = new Uint8Array(n);
   let consent = 0;
   for (let i = 0; i < n; i++) {
@@ -125,7 +134,7 @@ export function scoringContext(s: ConversationSnapshot, a: ConversationAnalysis)
   const declined = new Set(a.tool_calls.filter((t) => t.category?.family === 'user_rejected').map((t) => t.tool_use_id));
   const slotKnownAt = new Map<string, number>();
   for (const e of a.world_state?.events ?? []) if ((e.eventType === 'slot_set' || e.eventType === 'carry_in') && !slotKnownAt.has(e.slotKey)) slotKnownAt.set(e.slotKey, e.msgIndex);
-  return { s, nextHuman, goAheadAt, frustrationAt, negativeAt, contradictedAt, declined, slotKnownAt };
+  return { s, nextHuman, lastAgentBefore, goAheadAt, frustrationAt, negativeAt, contradictedAt, declined, slotKnownAt };
 }
 
 /** A segment's calls, indexed for the call hazards (one pass, so long segments stay linear). */
@@ -200,12 +209,8 @@ export function callHazards(c: SnapshotToolCall, k: number, ctx: ScoringContext,
 /** The person's turn that reacts to agent message i (the next person turn, when i is the last agent text before it). */
 export function reactionTo(ctx: ScoringContext, i: number): SnapshotMessage | null {
   const j = ctx.nextHuman[i]!;
-  if (j < 0) return null;
-  for (let k = i + 1; k < j; k++) {
-    const m = ctx.s.messages[k]!;
-    if (m.role === 'assistant' && m.threadId === '' && m.text.trim()) return null; // a later agent message takes the reaction
-  }
-  return ctx.s.messages[j]!;
+  // a later agent message before the person's turn takes the reaction
+  return j >= 0 && ctx.lastAgentBefore[j] === i ? ctx.s.messages[j]! : null;
 }
 
 /** Hazards of an agent message: what it said, and how the person reacted. */

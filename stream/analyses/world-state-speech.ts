@@ -44,7 +44,11 @@ const CHOICE = /\b(?:(?:i'?ll|i will|i'?d like to|i want to)\s+(?:go with|take|c
 const FILE_PATH = /(?:^|[\s(`'"@])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s)`'",:;!?]|\.(?:\s|$))/g;
 /** Ids an agent asks for: "your user ID", "the reservation number". */
 const ASKED_ID = /\b(?:your|the)\s+([a-z]{3,})\s+(id|number(?!s?\s+of\b)|code)s?\b/gi;
-const ID_TOKEN = /(?<![\w@.#])(#?[A-Za-z][\w-]*\d[\w-]*|[a-z]+_[a-z_]*[a-z0-9]|#?[A-Z0-9]{5,12}|#\d{3,})(?![\w@])/g;
+/** The shape of an id-like token, tested on whitespace- and punctuation-separated words (a split is cheaper than a scanning regex on long pasted text). */
+const ID_SHAPE = /^(?:#?[A-Za-z][\w-]*\d[\w-]*|[a-z]+_[a-z_]*[a-z0-9]|#?[A-Z0-9]{5,12}|#\d{3,})$/;
+const WORD_SPLIT = /[\s,;:()[\]{}<>"'`“”‘’!?|=*]+/;
+/** Characters of a turn searched for stated tokens (ids come early; long turns are pasted logs). */
+const MAX_SCAN_CHARS = 4000;
 
 function idKeyOf(n: string, kind: string): string {
   const w = n.toLowerCase();
@@ -64,7 +68,13 @@ const codeOk = (n: string, kind: string) => kind.toLowerCase() !== 'code' || COD
 
 /** Every id-like token a person says (ids, handles with digits, codes), in order; not e-mail parts or measures. */
 export function statedTokens(text: string): string[] {
-  return [...maskCode(text).matchAll(ID_TOKEN)].map((m) => m[1]!).filter((v) => idLike(v) && !MEASURE.test(v));
+  const out: string[] = [];
+  for (const word of maskCode(text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text).split(WORD_SPLIT)) {
+    const t = word.replace(/\.+$/, '');
+    if (t.length < 2 || t.length > 60 || t.includes('@') || t.includes('/') || t.includes('.')) continue;
+    if (ID_SHAPE.test(t) && idLike(t) && !MEASURE.test(t)) out.push(t);
+  }
+  return out;
 }
 
 /** Ids listed after a record noun: "reservation IDs are XEHM4B and 59XX6W", "order #W1", "reservation under DF89BM". */

@@ -155,8 +155,12 @@ export function buildWorldState(s: ConversationSnapshot, segments: readonly Segm
     const seen = new Set(em.state.openThreads);
     for (let i = g.start_index; i <= g.end_index; i++) {
       const m = s.messages[i]!;
+      const before = em.events.length;
       walkMessage(m, blocks[i]!, previousAgentText, em, book, g.segment_id);
-      for (const t of em.state.openThreads) seen.add(t);
+      for (let k = before; k < em.events.length; k++) {
+        const e = em.events[k]!;
+        if (e.eventType === 'thread_open' || e.eventType === 'thread_reopen') seen.add(e.slotKey);
+      }
       if (m.role === 'assistant' && m.threadId === '' && m.text.trim()) previousAgentText = m.text;
     }
     threadsSeen.push(seen);
