@@ -30,6 +30,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** A command failed for a reason the user can act on: printed as one line, exit code 1. */
+export class CommandError extends Error {
+  override name = 'CommandError';
+}
+
 export function flagString(args: ParsedArgs, name: string): string | undefined {
   const v = args.flags[name];
   if (v === true) throw new UsageError(`--${name} needs a value`);

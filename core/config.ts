@@ -53,6 +53,7 @@ export interface Config {
     /** Deliveries before a message goes to the dead-letter stream. */
     readonly maxDeliver: number;
     readonly workerThreads: number;
+    /** Ack wait of the `store` consumer; held messages are kept alive by heartbeats every third of it. */
     readonly ackWaitMs: number;
     /** Quiet period before a "conversation changed" job runs. */
     readonly analyzeDebounceMs: number;
@@ -84,8 +85,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'TRACEHOUSE_BOOTSTRAP_KEY', default: '', description: 'When set and no key exists: admin key of tenant `default`', secret: true },
   { name: 'LOG_LEVEL', default: 'info', description: LOG_LEVELS.join(', ') },
   { name: 'INGEST_PUBLISH_TIMEOUT_MS', default: '5000', description: 'JetStream publish acknowledgement timeout; 503 past it' },
-  { name: 'INGEST_MAX_BACKLOG_MESSAGES', default: '100000', description: 'INGEST stream pending messages above which ingest answers 503' },
-  { name: 'INGEST_MAX_BACKLOG_BYTES', default: '1073741824', description: 'INGEST stream pending bytes above which ingest answers 503' },
+  { name: 'INGEST_MAX_BACKLOG_MESSAGES', default: '100000', description: 'INGEST messages waiting for the store consumer above which ingest answers 503' },
+  { name: 'INGEST_MAX_BACKLOG_BYTES', default: '1073741824', description: 'Bytes of the INGEST messages waiting for the store consumer above which ingest answers 503' },
   { name: 'INGEST_RETRY_AFTER_SECONDS', default: '2', description: 'Retry-After advertised with 503' },
   { name: 'INGEST_PUBLISH_BATCH_EVENTS', default: '500', description: 'Events per JetStream message' },
   { name: 'SINK_MAX_BATCH_ROWS', default: '50000', description: 'Insert a table batch at this many rows' },
@@ -93,7 +94,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },
   { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered' },
   { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads of the stream role' },
-  { name: 'STREAM_ACK_WAIT_MS', default: '30000', description: 'JetStream ack wait of the stream consumers' },
+  { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
   { name: 'JOB_INTERVAL_MS', default: '60000', description: 'Period of tenant-wide jobs' },
 ];
@@ -178,7 +179,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       flushIntervalMs: int('SINK_FLUSH_INTERVAL_MS', 250, 1, 600_000),
       maxDeliver: int('STREAM_MAX_DELIVER', 5, 1, 1000),
       workerThreads: int('STREAM_WORKER_THREADS', 1, 1, 64),
-      ackWaitMs: int('STREAM_ACK_WAIT_MS', 30_000, 1000, 3_600_000),
+      ackWaitMs: int('STREAM_ACK_WAIT_MS', 3000, 1000, 3_600_000),
       analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),
       jobIntervalMs: int('JOB_INTERVAL_MS', 60_000, 100, 86_400_000),
     },

@@ -1,6 +1,8 @@
 /**
  * Typed errors shared by every role. Each has a stable `code` and an HTTP `status`; only the HTTP
  * edge turns them into responses. `expose` marks a message that is safe to show a client.
+ * New codes are declared with `defineError` (the fastify `lib/errors.js` model): one registry holds
+ * every code once, with its status and meaning, and callers throw the class, never a string.
  */
 export class AppError extends Error {
   override name = 'AppError';
@@ -101,4 +103,52 @@ export class DependencyError extends Error {
   constructor(message: string, opts: { cause?: unknown } = {}) {
     super(message, opts);
   }
+}
+
+/** One entry of the error-code registry. */
+export interface ErrorCodeInfo {
+  code: string;
+  status: number;
+  description: string;
+}
+
+const REGISTRY = new Map<string, ErrorCodeInfo>();
+
+/** Every code declared with `defineError`, in declaration order (docs and tests list them). */
+export function errorCodes(): ErrorCodeInfo[] {
+  return [...REGISTRY.values()];
+}
+
+/** An error class made by `defineError`: its constructor takes the message arguments. */
+export interface DefinedError<A extends unknown[]> {
+  new (...args: A): AppError;
+  readonly code: string;
+  readonly status: number;
+}
+
+/**
+ * Declares an error class for a stable `code`: registered once (a second declaration of the same
+ * code throws when the module loads), with its HTTP status and a message built from the
+ * constructor's arguments. Messages of 4xx codes are shown to clients; 5xx are not, except 503.
+ * A cause is attached with `Object.assign(new X(...), { cause })` or `withCause`.
+ */
+export function defineError<A extends unknown[]>(code: string, status: number, name: string, message: (...args: A) => string, description: string): DefinedError<A> {
+  if (REGISTRY.has(code)) throw new Error(`error code "${code}" is defined twice`);
+  REGISTRY.set(code, { code, status, description });
+  const Defined = class extends AppError {
+    static readonly code = code;
+    static readonly status = status;
+    constructor(...args: A) {
+      super(code, status, message(...args), { expose: status < 500 || status === 503 });
+      this.name = name;
+    }
+  };
+  Object.defineProperty(Defined, 'name', { value: name });
+  return Defined;
+}
+
+/** Attaches `cause` to an error and returns it (for classes made by `defineError`). */
+export function withCause<E extends Error>(err: E, cause: unknown): E {
+  Object.defineProperty(err, 'cause', { value: cause, enumerable: false, writable: true, configurable: true });
+  return err;
 }

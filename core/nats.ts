@@ -1,5 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -79,11 +79,17 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
   // a live supervisor means its parent (a running `tracehouse start`) is alive: share its server
   const running = await runningServer(pidFile, urlFile);
   if (running) return { url: running, pid: Number(readFileSync(pidFile, 'utf8')), stop: async () => {} };
-  stopLeftover(pidFile);
+  await stopLeftover(pidFile);
+  // The server logs to a file, never to a pipe of ours: after a SIGKILL of this process the pipe has
+  // no reader, and a server that meets it while shutting down dies before it persists the stream's
+  // deletes. Acked INGEST messages then came back at the next start below the consumer's ack floor,
+  // never delivered or removed again (docs/operations.md "Crash recovery").
+  const logFile = join(opts.storeDir, 'nats-server.log');
   let lastErr: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
-    const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', opts.storeDir, ...(opts.extraArgs ?? [])];
+    const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', opts.storeDir, '-l', logFile, ...(opts.extraArgs ?? [])];
+    const logStart = fileSize(logFile);
     const child = spawn(process.execPath, [join(distRoot, 'core', 'nats-supervisor.js'), bin, ...args], {
       stdio: ['pipe', 'ignore', 'pipe'],
       detached: true,
@@ -104,7 +110,8 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
         stop: () => stopChild(child, pidFile),
       };
     } catch (err) {
-      lastErr = new DependencyError(`nats-server did not start: ${(err as Error).message}\n${stderr.trim()}`, { cause: err });
+      const detail = `${stderr.trim()}\n${tailFrom(logFile, logStart, 4000).trim()}`.trim();
+      lastErr = new DependencyError(`nats-server did not start: ${(err as Error).message}\n${detail}`, { cause: err });
       await stopChild(child, pidFile);
     }
   }
@@ -125,15 +132,8 @@ async function runningServer(pidFile: string, urlFile: string): Promise<string |
   }
 }
 
-/** True while a `tracehouse` process on this data directory runs its managed nats-server. */
-export function managedServerAlive(storeDir: string): boolean {
-  const pidFile = join(storeDir, 'server.pid');
-  if (!existsSync(pidFile)) return false;
-  const pid = Number(readFileSync(pidFile, 'utf8'));
-  return pid > 0 && isAlive(pid);
-}
-
-function stopLeftover(pidFile: string): void {
+/** Stops a server left by an earlier run on this store and waits (up to 10 s, without blocking) until it is gone. */
+async function stopLeftover(pidFile: string): Promise<void> {
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8'));
   if (pid > 0) {
@@ -143,9 +143,43 @@ function stopLeftover(pidFile: string): void {
     } catch {
       // already gone
     }
-    for (let i = 0; i < 50 && isAlive(pid); i++) spawnSync('sleep', ['0.1']);
+    // a second server must never open the store while the first one still writes it
+    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    if (isAlive(pid)) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+      for (let i = 0; i < 20 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    }
   }
   rmSync(pidFile, { force: true });
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Up to `max` bytes the file gained after offset `from` (the log of one failed start). */
+function tailFrom(path: string, from: number, max: number): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const size = statSync(path).size;
+    const start = Math.max(from, size - max);
+    const buf = Buffer.alloc(Math.max(0, size - start));
+    readSync(fd, buf, 0, buf.length, start);
+    return buf.toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function isAlive(pid: number): boolean {
@@ -251,6 +285,13 @@ export async function connectBus(url: string, opts: { log?: Logger; name?: strin
   };
 }
 
+/**
+ * Ack wait of the `analyze` consumer: its jobs run for seconds without progress heartbeats, so it
+ * keeps a long wait; a crash delays re-analysis by up to this long, never the visibility of events
+ * (the `store` consumer uses STREAM_ACK_WAIT_MS with heartbeats, docs/stream.md "Recovery").
+ */
+export const ANALYZE_ACK_WAIT_MS = 30_000;
+
 /** Declares every stream, durable consumer and KV bucket; safe to run at every start. */
 export async function declareTopology(bus: Bus, opts: { replicas: number; maxDeliver: number; ackWaitMs: number }): Promise<void> {
   const base: Partial<StreamConfig> = { storage: StorageType.File, num_replicas: opts.replicas, discard: DiscardPolicy.Old };
@@ -275,9 +316,12 @@ export async function declareTopology(bus: Bus, opts: { replicas: number; maxDel
     const cfg = {
       durable_name: c.durable,
       ack_policy: AckPolicy.Explicit,
-      ack_wait: opts.ackWaitMs * 1_000_000,
-      // deliveries past maxDeliver are dead-lettered by the consumer itself; one extra lets it see them
-      max_deliver: opts.maxDeliver + 1,
+      ack_wait: (c === CONSUMERS.store ? opts.ackWaitMs : Math.max(opts.ackWaitMs, ANALYZE_ACK_WAIT_MS)) * 1_000_000,
+      // Unlimited on the server: the consumers count deliveries and dead-letter a message past
+      // STREAM_MAX_DELIVER themselves. A server-side limit would end a message whose last delivery
+      // went to a crashed process without any ack: on a work-queue stream it then stays stored below
+      // the ack floor for ever, neither delivered nor removed (and its events never stored).
+      max_deliver: -1,
       max_ack_pending: 20_000,
       filter_subject: c.filter,
     };

@@ -5,13 +5,15 @@ import type { Metrics } from '../core/metrics.js';
 import type { Store } from '../core/clickhouse.js';
 import type { Bus } from '../core/nats.js';
 import type { KeyStore } from '../core/keys.js';
-import { createHttpApp, type RequestState } from '../core/http.js';
+import { createHttpApp, type AppContext, type RequestState } from '../core/http.js';
+import type { AppError } from '../core/errors.js';
 import { createPublisher, type Publisher } from './publish.js';
 import { createPipelineRunner, type PipelineRunner } from './runner.js';
 import { createCounters, type RouteDeps } from './routes/common.js';
 import { otlpHandler } from './routes/otlp.js';
 import { hooksHandler } from './routes/hooks.js';
 import { directHandler } from './routes/direct.js';
+import { MethodNotAllowedError, RouteNotFoundError } from './errors.js';
 
 export interface IngestDeps {
   config: Config;
@@ -26,6 +28,16 @@ export interface IngestDeps {
   runner?: PipelineRunner;
 }
 
+/**
+ * The one error body of every ingest route and status (docs/ingestion.md "Errors"). The spec
+ * names `{error}` for 400/413/503 and `{success, count, message, requestId}` for 401: this shape
+ * has both, `error` and `message` holding the same text, plus the stable `code`.
+ */
+export function errorBody(err: AppError, ctx: AppContext) {
+  const text = err.expose ? err.message : 'internal error';
+  return { success: false, count: 0, code: err.expose ? err.code : 'internal', error: text, message: text, requestId: ctx.state.requestId };
+}
+
 /** The ingest Koa app (no listen): spec/ingestion.md routes on top of the shared HTTP base. */
 export function createIngestApp(deps: IngestDeps) {
   const app = createHttpApp({
@@ -33,10 +45,7 @@ export function createIngestApp(deps: IngestDeps) {
     log: deps.log,
     metrics: deps.metrics,
     readiness: { clickhouse: () => deps.store.ping(), nats: () => deps.bus.ping() },
-    renderError: (err, ctx) =>
-      err.status === 401
-        ? { success: false, count: 0, message: err.message, requestId: ctx.state.requestId }
-        : { error: err.expose ? err.message : 'internal error' },
+    renderError: errorBody,
   });
   const rd: RouteDeps = {
     ...deps,
@@ -44,6 +53,13 @@ export function createIngestApp(deps: IngestDeps) {
     runner: deps.runner ?? createPipelineRunner({ retryAfterSeconds: deps.config.ingest.retryAfterSeconds }),
     counters: createCounters(deps),
   };
+  // unmatched paths and methods answer in the same error shape as the routes
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.body !== undefined && ctx.body !== null) return;
+    if (ctx.status === 404) throw new RouteNotFoundError(ctx.method, ctx.path);
+    if (ctx.status === 405) throw new MethodNotAllowedError(ctx.method, ctx.path);
+  });
   const router = new Router<RequestState>();
   for (const signal of ['logs', 'traces', 'metrics'] as const) {
     router.post(`/v1/otel/:agent/${signal}`, otlpHandler(rd, signal, { agentRoute: true }));

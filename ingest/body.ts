@@ -17,6 +17,16 @@ export function otlpEncoding(contentType: string | undefined): BodyEncoding {
 }
 
 /**
+ * /v1/ingest takes JSON only: `application/json`, any `+json` type, or no content type at all (as
+ * some clients send). `text/plain` and form bodies are refused with 415 rather than parsed anyway.
+ */
+export function requireJson(contentType: string | undefined): void {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === '' || type === 'application/json' || type.endsWith('+json')) return;
+  throw new UnsupportedMediaTypeError(`unsupported content type "${type.slice(0, 100)}": /v1/ingest takes application/json`);
+}
+
+/**
  * Reads a request body under `maxBytes`: refused from `Content-Length` before reading, counted
  * while streaming, and counted again after `Content-Encoding: gzip|deflate` (zlib's
  * maxOutputLength stops inflation at the limit, so a small bomb never allocates past it).

@@ -1,7 +1,8 @@
 import type { AgentId, Environment, EventType, SourceRoute } from '../schemas/events.js';
 import { AppError } from '../core/errors.js';
 import { bodyText } from './body.js';
-import { InvalidEnvelopeError, InvalidJsonError } from './errors.js';
+import { InvalidEnvelopeError, InvalidIngestEnvelopeError, InvalidJsonError, NestingTooDeepError } from './errors.js';
+import { jsonDeeperThan, MAX_JSON_DEPTH, repairSerialized } from './limits.js';
 import { decodeLogs, decodeMetrics, decodeSpans, type IdFormat } from './otlp/decode-envelope.js';
 import { decodeProto } from './otlp/decode-proto.js';
 import type { EventDraft, NormalizeContext } from './normalize/event.js';
@@ -67,15 +68,20 @@ function serialize(d: EventDraft, index: number): PreparedEvent {
   loose.resource = undefined;
   loose.scope = undefined;
   const head = JSON.stringify(d);
-  const json = `${head.slice(0, -1)},"resource":${jsonOnce(resource)},"scope":${jsonOnce(scope)}}`;
+  // the exact text that is published and inserted: repaired here, so nothing the store refuses is acknowledged
+  const json = repairSerialized(`${head.slice(0, -1)},"resource":${jsonOnce(resource)},"scope":${jsonOnce(scope)}}`);
   const out: PreparedEvent = { index, json, agent: d.agent, type: d.type };
-  if (d.message) out.messageId = d.message.message_id;
+  if (d.message) out.messageId = toWellFormed(d.message.message_id);
   return out;
 }
+
+const toWellFormed = (s: string) => (s as unknown as { toWellFormed(): string }).toWellFormed();
 
 function parseJson(task: PipelineTask, otlp: boolean): unknown {
   const text = bodyText(Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength));
   if (otlp && text.trim() === '') return {};
+  // refused before parsing: every later step (redaction, serialization, the store's rows) may recurse
+  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) throw new NestingTooDeepError(MAX_JSON_DEPTH, 'JSON objects and arrays');
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -117,7 +123,7 @@ function hooks(task: PipelineTask, ctx: NormalizeContext): PipelineResult {
 function direct(task: PipelineTask, ctx: NormalizeContext): PipelineResult {
   const parsed = parseJson(task, false);
   const invalid = check('envelope', parsed);
-  if (invalid) return { kind: 'bad_request', code: 'invalid_envelope', message: `invalid ingest envelope: ${invalid}` };
+  if (invalid) throw new InvalidIngestEnvelopeError(invalid);
   const env = parsed as { environment?: Environment; events: unknown[] };
   const dctx = { ...ctx, environment: env.environment };
   const events: PreparedEvent[] = [];

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Bus } from '../core/nats.js';
+import { isNotFound, type Bus } from '../core/nats.js';
 import type { Metrics } from '../core/metrics.js';
 import { UnavailableError } from '../core/errors.js';
 import type { SourceRoute } from '../schemas/events.js';
-import { ingestSubject, STREAMS } from '../schemas/subjects.js';
+import { CONSUMERS, ingestSubject, STREAMS } from '../schemas/subjects.js';
 import type { PreparedEvent } from './pipeline.js';
 
 export interface PublisherOptions {
@@ -67,8 +67,7 @@ export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptio
   const refresh = () => {
     inflight ??= (async () => {
       try {
-        const info = await bus.jsm.streams.info(STREAMS.INGEST.name);
-        cached = { at: Date.now(), messages: info.state.messages, bytes: info.state.bytes };
+        cached = { at: Date.now(), ...(await backlog(bus)) };
       } finally {
         inflight = undefined;
       }
@@ -118,6 +117,27 @@ export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptio
       return ids;
     },
   };
+}
+
+/**
+ * What is really waiting to be stored: messages the `store` consumer has not delivered yet plus
+ * those delivered and not acknowledged. The stream's own count would also hold messages stranded
+ * below the consumer's ack floor, which are never delivered again: counted, they would make ingest
+ * refuse traffic for ever. Bytes are the stream's bytes in the same proportion (JetStream keeps no
+ * byte count per consumer). Without the consumer (not declared yet) the stream's counts stand.
+ */
+export async function backlog(bus: Bus): Promise<{ messages: number; bytes: number }> {
+  const [stream, consumer] = await Promise.all([
+    bus.jsm.streams.info(STREAMS.INGEST.name),
+    bus.jsm.consumers.info(CONSUMERS.store.stream, CONSUMERS.store.durable).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }),
+  ]);
+  const stored = stream.state.messages;
+  if (!consumer || stored === 0) return { messages: stored, bytes: stream.state.bytes };
+  const messages = Math.min(stored, consumer.num_pending + consumer.num_ack_pending);
+  return { messages, bytes: Math.round((stream.state.bytes * messages) / stored) };
 }
 
 /** Batches of at most `maxEvents` events and about `maxBytes` serialized bytes. */

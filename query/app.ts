@@ -21,6 +21,8 @@ import { mountSearch } from './routes/search.js';
 import { mountFeedback } from './routes/feedback.js';
 import { mountStepScores } from './routes/step-scores.js';
 import { mountWorldState } from './routes/world-state.js';
+import { mountClusters } from './routes/clusters.js';
+import { createClustersRepo } from './repo/clusters.js';
 
 export interface QueryDeps {
   config: Config;
@@ -67,11 +69,13 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
     now: deps.now ?? Date.now,
   };
   const router = new Router<RequestState>({ prefix: DATA_API_PREFIX });
-  mountConversations(router, routeDeps);
-  mountOverview(router, routeDeps);
+  const clusters = createClustersRepo(deps.store);
+  mountConversations(router, routeDeps, clusters);
+  mountOverview(router, routeDeps, clusters);
   mountToolFailures(router, routeDeps);
   mountSignals(router, routeDeps);
-  mountSearch(router, routeDeps);
+  mountSearch(router, routeDeps, clusters);
+  mountClusters(router, routeDeps, clusters);
   mountFeedback(router, routeDeps);
   mountStepScores(router, routeDeps);
   mountWorldState(router, routeDeps);

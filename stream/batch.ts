@@ -4,7 +4,7 @@
  */
 import type { IngestBatch, IngestEvent } from '../schemas/events.js';
 import { TENANT_PATTERN } from '../schemas/subjects.js';
-import { eventsToRows, type TransformOutput } from './rows.js';
+import { eventsToRows, TABLES, type TableRows, type TransformOutput } from './rows.js';
 
 export type DecodeResult = { kind: 'ok'; output: TransformOutput; events: number } | { kind: 'poison'; reason: string };
 
@@ -22,8 +22,10 @@ export function invalidEvent(e: unknown, tenant: string): string | undefined {
   return undefined;
 }
 
-/** Parses, validates and transforms one message body. Pure: used by the Piscina task. */
-export function decodeMessage(data: Uint8Array | string): DecodeResult {
+type Parsed = { kind: 'ok'; batch: IngestBatch } | { kind: 'poison'; reason: string };
+
+/** Parses and validates a message body; every event is checked. */
+function parseBatch(data: Uint8Array | string): Parsed {
   let parsed: unknown;
   try {
     parsed = JSON.parse(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
@@ -39,18 +41,87 @@ export function decodeMessage(data: Uint8Array | string): DecodeResult {
     const why = invalidEvent(b.events[i], b.tenant_id);
     if (why) return { kind: 'poison', reason: `events[${i}]: ${why}` };
   }
-  const events = b.events as IngestEvent[];
-  for (const e of events) {
-    // defaults for optional fields so that rows never carry undefined
-    e.conversation_id ??= '';
-    e.user_id ??= '';
-    e.environment ??= 'production';
-    e.sequence = Number.isFinite(e.sequence) ? Math.max(0, Math.trunc(e.sequence)) : 0;
-    e.trace_id ??= '';
-    e.span_id ??= '';
-    e.name ??= '';
-    e.attributes ??= {};
-    e.resource ??= {};
+  return { kind: 'ok', batch: b as IngestBatch };
+}
+
+/** Defaults for optional fields so that rows never carry undefined. */
+function withDefaults(e: IngestEvent): IngestEvent {
+  e.conversation_id ??= '';
+  e.user_id ??= '';
+  e.environment ??= 'production';
+  e.sequence = Number.isFinite(e.sequence) ? Math.max(0, Math.trunc(e.sequence)) : 0;
+  e.trace_id ??= '';
+  e.span_id ??= '';
+  e.name ??= '';
+  e.attributes ??= {};
+  e.resource ??= {};
+  return e;
+}
+
+type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * The store refuses a string holding half of a surrogate pair. The edge repairs what it receives
+ * (docs/ingestion.md), but a transform that cuts text by UTF-16 units can split a pair it was given
+ * whole; such a value is repaired here to U+FFFD rather than failing the insert of the batch.
+ * Only top-level string columns are checked: map keys and values come from the edge unchanged.
+ */
+export function repairRows(rows: TableRows): number {
+  let repaired = 0;
+  for (const t of TABLES) {
+    const list = rows[t];
+    if (!list) continue;
+    for (const row of list) {
+      for (const k in row) {
+        const v = row[k];
+        if (typeof v === 'string' && !(v as unknown as WellFormed).isWellFormed()) {
+          row[k] = (v as unknown as WellFormed).toWellFormed();
+          repaired++;
+        }
+      }
+    }
   }
-  return { kind: 'ok', output: eventsToRows(events), events: events.length };
+  return repaired;
+}
+
+/** Parses, validates and transforms one message body. Pure: used by the Piscina task. */
+export function decodeMessage(data: Uint8Array | string): DecodeResult {
+  const p = parseBatch(data);
+  if (p.kind === 'poison') return p;
+  const events = p.batch.events.map(withDefaults);
+  const output = eventsToRows(events);
+  repairRows(output.rows);
+  return { kind: 'ok', output, events: events.length };
+}
+
+/** One event of a message with its own rows: the unit a refused insert is narrowed down to. */
+export interface EventRows {
+  index: number;
+  eventId: string;
+  rows: TableRows;
+  /** The event as published (JSON), dead-lettered alone when the store refuses it. */
+  json: string;
+}
+
+export interface SplitMessage {
+  tenant: string;
+  source: string;
+  requestId: string;
+  events: EventRows[];
+}
+
+/**
+ * The events of a message one by one, each with its rows (main thread; only when the store
+ * refused an insert holding the message, so the cost of per-event transforms is rare).
+ */
+export function splitMessage(data: Uint8Array | string): SplitMessage | { kind: 'poison'; reason: string } {
+  const p = parseBatch(data);
+  if (p.kind === 'poison') return p;
+  const events = p.batch.events.map((e, index) => {
+    const json = JSON.stringify(e);
+    const { rows } = eventsToRows([withDefaults(e)]);
+    repairRows(rows);
+    return { index, eventId: e.event_id, rows, json };
+  });
+  return { tenant: p.batch.tenant_id, source: String(p.batch.source ?? ''), requestId: String(p.batch.request_id ?? ''), events };
 }

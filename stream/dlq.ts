@@ -17,9 +17,15 @@ export const DLQ_HEADERS = {
   deliveries: 'Th-Dlq-Deliveries',
   msgId: 'Th-Dlq-Msg-Id',
   time: 'Th-Dlq-Time',
+  /** Set when the dead letter holds one event of the original message (the one the store refused). */
+  eventId: 'Th-Dlq-Event-Id',
+  eventIndex: 'Th-Dlq-Event-Index',
 } as const;
 
-/** Why a message was dead-lettered: `poison` (never processable), `max_deliver` (kept failing), `rejected` (permanent insert error). */
+/**
+ * Why a message was dead-lettered: `poison` (never processable), `max_deliver` (kept failing),
+ * `rejected` (the store refused it: one event alone, or a message that no longer splits into events).
+ */
 export type DlqReason = 'poison' | 'max_deliver' | 'rejected';
 
 /** Stable id of a consumed message: its Nats-Msg-Id, else stream:sequence. */
@@ -27,13 +33,8 @@ export function messageId(m: JsMsg): string {
   return m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.info.streamSequence}`;
 }
 
-/**
- * Publishes the message to the DLQ (deduplicated by its id, so a crash between publish and ack
- * cannot make two dead letters), then acknowledges the original.
- */
-export async function deadLetter(js: JetStreamClient, m: JsMsg, consumer: string, reason: DlqReason, error: string): Promise<void> {
+function dlqHeaders(m: JsMsg, consumer: string, reason: DlqReason, error: string): MsgHdrs {
   const h = natsHeaders();
-  const id = messageId(m);
   h.set(DLQ_HEADERS.reason, reason);
   h.set(DLQ_HEADERS.error, oneLine(error).slice(0, 2048));
   h.set(DLQ_HEADERS.stream, m.info.stream);
@@ -41,10 +42,44 @@ export async function deadLetter(js: JetStreamClient, m: JsMsg, consumer: string
   h.set(DLQ_HEADERS.subject, m.subject);
   h.set(DLQ_HEADERS.sequence, String(m.info.streamSequence));
   h.set(DLQ_HEADERS.deliveries, String(m.info.deliveryCount));
-  h.set(DLQ_HEADERS.msgId, id);
+  h.set(DLQ_HEADERS.msgId, messageId(m));
   h.set(DLQ_HEADERS.time, new Date().toISOString());
-  await js.publish(dlqSubject(m.info.stream, consumer), m.data, { headers: h, msgID: `dlq:${id}` });
+  return h;
+}
+
+/**
+ * Publishes the message to the DLQ (deduplicated by its id, so a crash between publish and ack
+ * cannot make two dead letters), then acknowledges the original.
+ */
+export async function deadLetter(js: JetStreamClient, m: JsMsg, consumer: string, reason: DlqReason, error: string): Promise<void> {
+  await js.publish(dlqSubject(m.info.stream, consumer), m.data, { headers: dlqHeaders(m, consumer, reason, error), msgID: `dlq:${messageId(m)}` });
   m.ack();
+}
+
+/** The envelope of a one-event dead letter: the original batch's tenant, source and request. */
+export interface EventEnvelope {
+  tenant: string;
+  source: string;
+  requestId: string;
+}
+
+/**
+ * Publishes one event of `m` to the DLQ alone, as a one-event IngestBatch (so `dlq replay` stores
+ * just that event), with the reason. Deduplicated by `<message id>#<event index>`. Does not ack:
+ * the caller acks the message once each of its refused events is dead-lettered.
+ */
+export async function deadLetterEvent(
+  js: JetStreamClient,
+  m: JsMsg,
+  consumer: string,
+  env: EventEnvelope,
+  event: { index: number; eventId: string; json: string; reason: string },
+): Promise<void> {
+  const h = dlqHeaders(m, consumer, 'rejected', event.reason);
+  h.set(DLQ_HEADERS.eventId, event.eventId);
+  h.set(DLQ_HEADERS.eventIndex, String(event.index));
+  const body = `{"v":1,"tenant_id":${JSON.stringify(env.tenant)},"source":${JSON.stringify(env.source)},"request_id":${JSON.stringify(env.requestId)},"events":[${event.json}]}`;
+  await js.publish(dlqSubject(m.info.stream, consumer), body, { headers: h, msgID: `dlq:${messageId(m)}#${event.index}` });
 }
 
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').replace(/[^\x20-\x7e]/g, '?');
@@ -59,6 +94,8 @@ export interface DeadLetter {
   originalSequence: number;
   deliveries: number;
   msgId: string;
+  /** The one event this dead letter holds (empty when it holds the whole message). */
+  eventId: string;
   bytes: number;
   data: Uint8Array;
 }
@@ -91,6 +128,7 @@ export async function listDeadLetters(jsm: JetStreamManager, opts: { limit?: num
       originalSequence: Number(header(sm.header, DLQ_HEADERS.sequence) || 0),
       deliveries: Number(header(sm.header, DLQ_HEADERS.deliveries) || 0),
       msgId: header(sm.header, DLQ_HEADERS.msgId),
+      eventId: header(sm.header, DLQ_HEADERS.eventId),
       bytes: sm.data.length,
       data: sm.data,
     });

@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Runtime, RoleHandle } from '../core/runtime.js';
-import { sleep } from '../core/retry.js';
 import { CONSUMERS, KV_BUCKETS, STREAMS } from '../schemas/subjects.js';
 import type { DecodeResult } from './batch.js';
 import { streamMetrics } from './metrics.js';
 import { createSink, type InsertFn } from './sink.js';
 import { insertCompact } from './compact-insert.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
+import { startStatusResponder } from './status-responder.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
 import type { Store } from '../core/clickhouse.js';
 import type { WorkInput, WorkOutput } from './analyze/work.js';
 import { publishConversationJobs } from './analyze/publisher.js';
 import { analysisBackfill } from './analyze/backfill.js';
 import { defaultTenantJobs, startScheduler, type TenantJob } from './analyze/scheduler.js';
+import { taxonomyJob } from './jobs/taxonomy.js';
 
 /** Seams for tests and later issues; production passes nothing. */
 export interface StreamOptions {
@@ -87,6 +88,8 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       maxDeliver: cfg.maxDeliver,
       // enough to fill a batch by rows, bounded so that one replica never hoards the backlog
       maxInFlight: Math.max(100, Math.min(10_000, capacity * 4)),
+      // held messages say they are in progress three times per ack wait (docs/stream.md "Recovery")
+      heartbeatMs: Math.max(200, Math.floor(cfg.ackWaitMs / 3)),
       metrics,
       log,
     });
@@ -104,11 +107,14 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   });
   const scheduler = startScheduler({
     kv: rt.bus.kv(KV_BUCKETS.leases.name),
-    jobs: opts.tenantJobs ?? [...defaultTenantJobs, analysisBackfill({ kv: rt.bus.kv(KV_BUCKETS.jobs.name) })],
+    jobs: opts.tenantJobs ?? [...defaultTenantJobs, analysisBackfill({ kv: rt.bus.kv(KV_BUCKETS.jobs.name) }), taxonomyJob()],
     ctx: { store: rt.store, js: rt.bus.js, jsm: rt.bus.jsm, log, intervalMs: cfg.jobIntervalMs, debounceMs: cfg.analyzeDebounceMs },
     holder: `${process.pid}-${randomUUID().slice(0, 8)}`,
     metrics,
   });
+
+  // `tracehouse status` asks the running role for row counts (the embedded store is locked to it)
+  const status = startStatusResponder(rt.bus.nc, rt.store, log);
 
   let closed = false;
   rt.metrics.onCollect(async () => {
@@ -135,11 +141,12 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     async close() {
       if (closed) return;
       closed = true;
+      status.stop();
       // stop pulling; every held message is decoded and reaches the sink or the DLQ
       await store?.stop();
       // insert what is buffered, then ack (or nak) every held message
       await sink.close();
-      while (store && store.inFlight > 0) await sleep(10);
+      await store?.drained();
       await scheduler.stop();
       await analyze.stop();
       await pool.destroy();

@@ -5,6 +5,7 @@ export interface StreamMetrics {
   consumed: Counter;
   redelivered: Counter;
   deadLetters: Counter;
+  refusedEvents: Counter;
   insertedRows: Counter;
   insertRetries: Counter;
   insertLatency: Histogram;
@@ -34,7 +35,8 @@ export function streamMetrics(m: Metrics): StreamMetrics {
   s = {
     consumed: m.counter('stream_messages_consumed_total', 'INGEST/ANALYZE messages received by the stream role, by consumer'),
     redelivered: m.counter('stream_redeliveries_total', 'Messages received again after an earlier delivery, by consumer'),
-    deadLetters: m.counter('stream_dead_letters_total', 'Messages moved to the DLQ stream, by consumer and reason'),
+    deadLetters: m.counter('stream_dead_letters_total', 'Dead letters (messages, or single events the store refused), by consumer and reason'),
+    refusedEvents: m.counter('stream_refused_events_total', 'Events the store refused after the batch holding them was bisected down to them, by table'),
     insertedRows: m.counter('stream_inserted_rows_total', 'Rows inserted into ClickHouse, by table'),
     insertRetries: m.counter('stream_insert_retries_total', 'Transient ClickHouse insert errors retried, by table'),
     insertLatency: m.histogram('stream_insert_duration_seconds', 'Latency of one batch insert, by table'),

@@ -5,7 +5,7 @@
  */
 import type { ContentBlock, IngestEvent } from '../schemas/events.js';
 import { effectClass } from './effect-class.js';
-import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, resultText } from './analyses/snapshot.js';
+import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, capText, resultText } from './analyses/snapshot.js';
 
 export const TABLES = ['events', 'spans', 'messages', 'tool_calls'] as const;
 export type TableName = (typeof TABLES)[number];
@@ -22,7 +22,6 @@ export interface TransformOutput {
   bytes: number;
 }
 
-const capText = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
 const toText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
 /** Map(String, String) columns: JSON values become their JSON text, strings stay as they are. */

@@ -1,18 +1,34 @@
 /**
  * The sink: rows of many messages are batched and inserted into ClickHouse by rows, bytes or time
  * (whichever comes first), one insert per table per batch. Each insert carries an
- * `insert_deduplication_token` derived from the message ids of the batch, so a redelivered batch
- * inserts nothing twice. Messages are acknowledged only after every table of their batch is in.
+ * `insert_deduplication_token` derived from the units it holds (message ids, or `<id>#<event>`),
+ * and the sink remembers which tables already have which message's rows, so a batch retried after
+ * a failure inserts nothing twice. Messages are acknowledged only after every table is in.
+ *
+ * A batch the store refuses for good is bisected: halves are inserted on their own until the
+ * refused message is alone, then that message is split into its events and bisected again, so only
+ * the event at fault is refused (dead-lettered alone, with the reason) and its neighbours stored.
  */
-import { createHash } from 'node:crypto';
 import type { ClickHouseSettings } from '@clickhouse/client';
 import { isTransientClickHouseError } from '../core/clickhouse.js';
 import { withRetry } from '../core/retry.js';
 import type { Logger } from '../core/log.js';
+import type { SplitMessage } from './batch.js';
 import { TABLES, type TableName, type TableRows } from './rows.js';
 import type { StreamMetrics } from './metrics.js';
+import { createProgressMemory, dedupToken, isDone, markDone, partitionChunks, splitInto, unitsOf, type Progress, type Unit } from './sink-units.js';
+
+export { dedupToken } from './sink-units.js';
 
 export type InsertFn = (table: string, rows: readonly object[], settings?: ClickHouseSettings) => Promise<void>;
+
+/** An event the store refused: dead-lettered alone by the consumer. */
+export interface RefusedEvent {
+  index: number;
+  eventId: string;
+  json: string;
+  reason: string;
+}
 
 /** One consumed message as the sink sees it: its rows and what to do once they are (not) stored. */
 export interface SinkEntry {
@@ -23,11 +39,16 @@ export interface SinkEntry {
   bytes: number;
   receivedAtMs: number;
   conversations: string[];
-  /** Rows inserted: publish follow-ups, then ack. */
-  done(): Promise<void>;
+  /** The message's events, each with its own rows; undefined when the body no longer decodes. */
+  split(): SplitMessage | undefined;
+  /**
+   * Rows inserted except those of `refused` events: dead-letter those, publish follow-ups, ack.
+   * Resolves false when the message could not be completed (it will be redelivered).
+   */
+  done(refused: RefusedEvent[], split?: SplitMessage): Promise<boolean>;
   /** Transient failure after retries: redeliver later. */
   retry(err: unknown): void;
-  /** Permanent failure of this message alone: dead-letter it. */
+  /** The whole message cannot be stored: dead-letter it. */
   reject(err: unknown): Promise<void>;
   /** Extends the ack deadline while inserts are retried. */
   working(): void;
@@ -56,13 +77,6 @@ export interface Sink {
   close(): Promise<void>;
 }
 
-/** Token for one table's insert of a batch: same messages, same table → same token. */
-export function dedupToken(table: string, ids: readonly string[]): string {
-  const h = createHash('sha256').update(table);
-  for (const id of [...ids].sort()) h.update('\n').update(id);
-  return h.digest('hex');
-}
-
 export function createSink(opts: SinkOptions): Sink {
   let buffer: SinkEntry[] = [];
   let rows = 0;
@@ -70,6 +84,7 @@ export function createSink(opts: SinkOptions): Sink {
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let pending = 0;
+  const memory = createProgressMemory();
 
   const cut = () => {
     if (timer) clearTimeout(timer);
@@ -80,7 +95,7 @@ export function createSink(opts: SinkOptions): Sink {
     bytes = 0;
     if (batch.length === 0) return chain;
     // flushes run one at a time, in order; the next batch fills meanwhile
-    chain = chain.then(() => flushBatch(batch, opts)).finally(() => (pending -= batch.length));
+    chain = chain.then(() => flushBatch(batch, opts, memory)).finally(() => (pending -= batch.length));
     return chain;
   };
 
@@ -103,82 +118,139 @@ export function createSink(opts: SinkOptions): Sink {
   };
 }
 
-async function flushBatch(batch: SinkEntry[], opts: SinkOptions): Promise<void> {
-  try {
-    await insertEntries(batch, opts);
-  } catch (err) {
-    if (isTransientClickHouseError(err) || batch.length === 1) {
-      await failAll(batch, err, opts);
-      return;
-    }
-    // a permanent error of a multi-message batch: find the message(s) at fault, store the others
-    opts.log.warn({ err, messages: batch.length }, 'batch insert failed permanently: inserting message by message');
-    for (const entry of batch) {
-      try {
-        await insertEntries([entry], opts);
-        await complete([entry], opts);
-      } catch (e) {
-        await failAll([entry], e, opts);
-      }
-    }
-    return;
-  }
-  await complete(batch, opts);
+type Memory = ReturnType<typeof createProgressMemory>;
+interface Held {
+  entry: SinkEntry;
+  progress: Progress;
 }
 
-async function complete(batch: SinkEntry[], opts: SinkOptions): Promise<void> {
+async function flushBatch(batch: SinkEntry[], opts: SinkOptions, memory: Memory): Promise<void> {
+  memory.sweep();
+  const held: Held[] = batch.map((entry) => ({ entry, progress: memory.get(entry.id) }));
+  opts.metrics.batchMessages.observe({}, batch.length);
+  // a message delivered twice into one batch (a redelivery racing the first delivery) is inserted once
+  const ids = new Set<string>();
+  const firsts = held.filter((h) => !ids.has(h.entry.id) && ids.add(h.entry.id));
   try {
-    await opts.beforeAck?.(batch);
+    for (const table of TABLES) {
+      const units = firsts.flatMap((h) => unitsOf(h.entry.id, h.entry.rows, h.progress)).filter((u) => !isDone(u, table) && (u.rows[table]?.length ?? 0) > 0);
+      await insertUnits(table, units, held, opts);
+    }
   } catch (err) {
-    // rows are in; redelivery re-inserts nothing (same token) and publishes again
+    // transient after retries (or unexpected): hand the batch back; the memory keeps what is in
+    opts.log.warn({ err, messages: batch.length }, 'insert failed: batch handed back for redelivery');
     for (const e of batch) e.retry(err);
+    return;
+  }
+  await complete(held, opts, memory);
+}
+
+/**
+ * Inserts one table's rows of `units`; on a permanent refusal bisects them until the refused unit
+ * is alone, and splits a refused message into its events. Transient errors propagate.
+ */
+async function insertUnits(table: TableName, units: Unit[], held: Held[], opts: SinkOptions): Promise<void> {
+  if (units.length === 0) return;
+  try {
+    await insertRows(table, units, held, opts);
+    for (const u of units) markDone(u, table);
+    return;
+  } catch (err) {
+    if (isTransientClickHouseError(err)) throw err;
+    if (units.length > 1) {
+      const mid = Math.ceil(units.length / 2);
+      opts.log.warn({ err: (err as Error)?.message, table, units: units.length }, 'insert refused: bisecting');
+      await insertUnits(table, units.slice(0, mid), held, opts);
+      await insertUnits(table, units.slice(mid), held, opts);
+      return;
+    }
+    await refuseOne(table, units[0]!, err, held, opts);
+  }
+}
+
+/** A single unit was refused: a message is split into its events and retried; an event is refused. */
+async function refuseOne(table: TableName, u: Unit, err: unknown, held: Held[], opts: SinkOptions): Promise<void> {
+  const reason = oneLine(err);
+  const p = u.progress;
+  if (u.event !== undefined) {
+    p.split!.refused.set(u.event, `${table}: ${reason}`);
+    opts.metrics.refusedEvents.inc({ table });
+    return;
+  }
+  const entry = held.find((h) => h.progress === p)!.entry;
+  const parts = entry.split();
+  if (!parts) {
+    p.refusedWhole = `${table}: ${reason}`;
+    return;
+  }
+  splitInto(p, parts);
+  const events = unitsOf(entry.id, entry.rows, p).filter((e) => !isDone(e, table) && (e.rows[table]?.length ?? 0) > 0);
+  if (parts.events.length === 1 && events.length === 1) {
+    // a one-event message: that event is the one refused
+    p.split!.refused.set(0, `${table}: ${reason}`);
+    opts.metrics.refusedEvents.inc({ table });
+    return;
+  }
+  await insertUnits(table, events, held, opts);
+}
+
+async function insertRows(table: TableName, units: Unit[], held: Held[], opts: SinkOptions): Promise<void> {
+  const rows: Record<string, unknown>[] = [];
+  for (const u of units) for (const r of u.rows[table]!) rows.push(r);
+  const token = dedupToken(table, units.map((u) => u.key));
+  const chunks = partitionChunks(table, rows);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < chunks.length; i++) {
+    const settings = { insert_deduplication_token: chunks.length === 1 ? token : `${token}.${i}` };
+    await withRetry(() => opts.insert(table, chunks[i]!, settings), {
+      isRetryable: isTransientClickHouseError,
+      deadlineMs: opts.retryDeadlineMs,
+      baseDelayMs: 100,
+      maxDelayMs: 2000,
+      onRetry: (err, attempt, delayMs) => {
+        opts.metrics.insertRetries.inc({ table });
+        opts.log.warn({ err: (err as Error)?.message, table, attempt, delayMs }, 'transient insert error: retrying');
+        for (const h of held) h.entry.working();
+      },
+    });
+  }
+  opts.metrics.insertLatency.observe({ table }, Number(process.hrtime.bigint() - started) / 1e9);
+  opts.metrics.insertedRows.inc({ table }, rows.length);
+  opts.metrics.batchRows.observe({ table }, rows.length);
+}
+
+async function complete(held: Held[], opts: SinkOptions, memory: Memory): Promise<void> {
+  const stored = held.filter((h) => h.progress.refusedWhole === undefined);
+  try {
+    await opts.beforeAck?.(stored.map((h) => h.entry));
+  } catch (err) {
+    // rows are in and remembered; the redelivery inserts nothing and publishes again
+    for (const h of held) h.entry.retry(err);
     return;
   }
   const now = Date.now();
-  for (const e of batch) {
-    opts.metrics.freshness.observe({}, Math.max(0, now - e.receivedAtMs) / 1000);
-    await e.done();
-  }
-}
-
-async function failAll(batch: SinkEntry[], err: unknown, opts: SinkOptions): Promise<void> {
-  if (isTransientClickHouseError(err)) {
-    opts.log.warn({ err, messages: batch.length }, 'insert failed after retries: batch handed back for redelivery');
-    for (const e of batch) e.retry(err);
-  } else {
-    opts.log.error({ err, messages: batch.length }, 'insert failed permanently');
-    for (const e of batch) await e.reject(err);
-  }
-}
-
-async function insertEntries(batch: SinkEntry[], opts: SinkOptions): Promise<void> {
-  const ids = batch.map((e) => e.id);
-  opts.metrics.batchMessages.observe({}, batch.length);
-  for (const table of TABLES) {
-    const rows: Record<string, unknown>[] = [];
-    for (const e of batch) {
-      const r = e.rows[table as TableName];
-      if (r) for (const row of r) rows.push(row);
+  for (const { entry, progress } of held) {
+    if (progress.refusedWhole !== undefined) {
+      opts.log.error({ id: entry.id, reason: progress.refusedWhole }, 'message refused by the store');
+      await entry.reject(new Error(progress.refusedWhole));
+      memory.forget(entry.id);
+      continue;
     }
-    if (rows.length === 0) continue;
-    const token = dedupToken(table, ids);
-    const started = process.hrtime.bigint();
-    await withRetry(
-      () => opts.insert(table, rows, { insert_deduplication_token: token }),
-      {
-        isRetryable: isTransientClickHouseError,
-        deadlineMs: opts.retryDeadlineMs,
-        baseDelayMs: 100,
-        maxDelayMs: 2000,
-        onRetry: (err, attempt, delayMs) => {
-          opts.metrics.insertRetries.inc({ table });
-          opts.log.warn({ err: (err as Error)?.message, table, attempt, delayMs }, 'transient insert error: retrying');
-          for (const e of batch) e.working();
-        },
-      },
-    );
-    opts.metrics.insertLatency.observe({ table }, Number(process.hrtime.bigint() - started) / 1e9);
-    opts.metrics.insertedRows.inc({ table }, rows.length);
-    opts.metrics.batchRows.observe({ table }, rows.length);
+    const refused = refusedEvents(progress);
+    if (refused.length) opts.log.error({ id: entry.id, refused: refused.map((r) => ({ index: r.index, eventId: r.eventId, reason: r.reason })) }, 'events refused by the store');
+    opts.metrics.freshness.observe({}, Math.max(0, now - entry.receivedAtMs) / 1000);
+    if (await entry.done(refused, progress.split?.parts)) memory.forget(entry.id);
   }
 }
+
+function refusedEvents(p: Progress): RefusedEvent[] {
+  if (!p.split) return [];
+  const out: RefusedEvent[] = [];
+  for (const [index, reason] of p.split.refused) {
+    const e = p.split.parts.events[index]!;
+    out.push({ index, eventId: e.eventId, json: e.json, reason });
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+const oneLine = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 1000);

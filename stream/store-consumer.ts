@@ -2,14 +2,16 @@
  * The `store` consumer: pulls INGEST messages from the shared durable pull consumer (every
  * replica pulls from the same one: work-queue semantics), decodes them in the Piscina pool and
  * hands their rows to the sink, which acks after insert. Pulls only as many messages as the pool
- * and the sink can take; with no room it waits until work completes.
+ * and the sink can take; with no room it waits until work completes. Every held message sends a
+ * progress heartbeat (`working`) every `heartbeatMs`, so the consumer's ack wait can stay short:
+ * after a crash, the deliveries the dead process held come back within one ack wait.
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Logger } from '../core/log.js';
 import { backoffDelay, sleep } from '../core/retry.js';
-import type { DecodeResult } from './batch.js';
-import { deadLetter, messageId, type DlqReason } from './dlq.js';
-import type { Sink } from './sink.js';
+import { splitMessage, type DecodeResult, type SplitMessage } from './batch.js';
+import { deadLetter, deadLetterEvent, messageId, type DlqReason } from './dlq.js';
+import type { RefusedEvent, Sink } from './sink.js';
 import type { StreamMetrics } from './metrics.js';
 import { createRoomSignal, getConsumer, pullLoop } from './pull.js';
 
@@ -31,14 +33,18 @@ export interface ConsumerOptions {
   maxInFlight: number;
   /** Largest single fetch. */
   maxFetch?: number;
+  /** Period of the progress heartbeats of held messages: a third of the consumer's ack wait. */
+  heartbeatMs: number;
   metrics: StreamMetrics;
   log: Logger;
 }
 
 export interface RunningConsumer {
   readonly inFlight: number;
-  /** Stops pulling, waits until every held message is acked, nakked or dead-lettered. */
+  /** Stops pulling; resolves once every held message reached the sink or the DLQ. */
   stop(): Promise<void>;
+  /** Resolves once every held message is acked, nakked or dead-lettered (after the sink's flush); stops the heartbeats. */
+  drained(): Promise<void>;
 }
 
 export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
@@ -48,8 +54,11 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
   let stopping = false;
   const signal = createRoomSignal();
   const lastError = new Map<string, string>();
+  const held = new Set<JsMsg>();
+  const heartbeat = startHeartbeat(held, opts.heartbeatMs, log);
 
-  const finish = () => {
+  const finishOf = (m: JsMsg) => () => {
+    held.delete(m);
     inFlight--;
     metrics.inFlight.set(labels, inFlight);
     signal.wake();
@@ -68,8 +77,59 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
     }
   };
 
+  /** Dead-letters each refused event alone, then acks; false (and a nak) when the DLQ cannot take them. */
+  const completeWith = async (m: JsMsg, split: SplitMessage | undefined, refused: RefusedEvent[]): Promise<boolean> => {
+    try {
+      for (const e of refused) {
+        await deadLetterEvent(js, m, opts.durable, split!, e);
+        metrics.deadLetters.inc({ consumer: opts.durable, reason: 'rejected' });
+        log.error({ reason: 'rejected', error: e.reason, eventId: e.eventId, index: e.index, subject: m.subject, seq: m.info.streamSequence }, 'event dead-lettered');
+      }
+    } catch (err) {
+      log.warn({ err }, 'dead-lettering an event failed: message will be redelivered');
+      m.nak(1000);
+      return false;
+    }
+    m.ack();
+    return true;
+  };
+
+  const toSink = (m: JsMsg, id: string, res: Extract<DecodeResult, { kind: 'ok' }>, finish: () => void) => {
+    const out = res.output;
+    opts.sink.add({
+      id,
+      rows: out.rows,
+      rowCount: out.rowCount,
+      bytes: out.bytes,
+      receivedAtMs: out.receivedAtMs,
+      conversations: out.conversations,
+      split: () => {
+        const s = splitMessage(m.data);
+        return 'kind' in s ? undefined : s;
+      },
+      done: async (refused, split) => {
+        const ok = await completeWith(m, split, refused);
+        if (ok) lastError.delete(id);
+        finish();
+        return ok;
+      },
+      retry: (err) => {
+        lastError.set(id, String((err as Error)?.message ?? err));
+        m.nak(backoffDelay(m.info.deliveryCount, 500, 10_000));
+        finish();
+      },
+      reject: async (err) => {
+        await toDlq(m, 'rejected', String((err as Error)?.message ?? err));
+        finish();
+      },
+      working: () => m.working(),
+    });
+  };
+
   const handle = (m: JsMsg) => {
     inFlight++;
+    held.add(m);
+    const finish = finishOf(m);
     metrics.inFlight.set(labels, inFlight);
     metrics.consumed.inc(labels);
     if (m.info.redelivered) metrics.redelivered.inc(labels);
@@ -85,30 +145,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
           finish();
           return;
         }
-        const out = res.output;
-        opts.sink.add({
-          id,
-          rows: out.rows,
-          rowCount: out.rowCount,
-          bytes: out.bytes,
-          receivedAtMs: out.receivedAtMs,
-          conversations: out.conversations,
-          done: async () => {
-            m.ack();
-            lastError.delete(id);
-            finish();
-          },
-          retry: (err) => {
-            lastError.set(id, String((err as Error)?.message ?? err));
-            m.nak(backoffDelay(m.info.deliveryCount, 500, 10_000));
-            finish();
-          },
-          reject: async (err) => {
-            await toDlq(m, 'rejected', String((err as Error)?.message ?? err));
-            finish();
-          },
-          working: () => m.working(),
-        });
+        toSink(m, id, res, finish);
       },
       (err) => {
         // the worker itself failed (crash, pool closed): transient, try again later
@@ -145,5 +182,30 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
       // every held message reaches the sink or the DLQ; the caller flushes the sink after this
       while (inFlight > opts.sink.pending) await sleep(10);
     },
+    async drained() {
+      while (inFlight > 0) await sleep(10);
+      heartbeat.stop();
+    },
   };
+}
+
+/**
+ * Sends `working` for every held message each `periodMs`: decoding, the sink's buffer and a long
+ * insert may hold a message longer than the ack wait, which must not cause a redelivery.
+ */
+function startHeartbeat(held: Set<JsMsg>, periodMs: number, log: Logger): { stop(): void } {
+  const timer = setInterval(() => {
+    let failed = 0;
+    for (const m of held) {
+      try {
+        m.working();
+      } catch {
+        failed++;
+      }
+    }
+    // a closed connection: the server redelivers these messages after the ack wait anyway
+    if (failed) log.warn({ failed, held: held.size }, 'progress heartbeats could not be sent');
+  }, periodMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

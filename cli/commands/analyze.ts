@@ -33,8 +33,10 @@ first-seen order:
   {conversation_id, summary, segments[], emotions[], tool_calls[], laziness[], hallucinations[],
    hallucination_stats, world_state, step_scores}
 where world_state and step_scores have the shapes of GET /conversations/:id/world-state and
-GET /conversations/:id/step-scores (without conversation_id and without their limits).
-with zero-based message indexes in input order. Totals and any refused input line go to stderr.
+GET /conversations/:id/step-scores (without conversation_id and without their limits), and
+message indexes are zero-based in input order. With at least 50 segments in the input, the input
+builds its own use-case taxonomy and every segment carries
+  cluster: {node_id, label, category_id, category_label, similarity} (null when held aside). Totals and any refused input line go to stderr.
 Exit code 1 when an input line was refused or an analyzer failed (the output is still written).`,
   booleans: ['quiet'],
   async run(args) {
@@ -44,7 +46,8 @@ Exit code 1 when an input line was refused or an analyzer failed (the output is 
     const source = args.positionals[0] ?? '-';
     const events = readEvents(source, format);
     const out = analyzeDirectEvents(events, { workspace: workspaceEnv });
-    for (const r of out.results) process.stdout.write(JSON.stringify(r) + '\n');
+    // segment goal texts are an input of the taxonomy, not a result of their own
+    for (const { segment_goals: _goals, ...r } of out.results) process.stdout.write(JSON.stringify(r) + '\n');
     report(out, args.flags.quiet === true);
     return out.problems.length || out.errors.length ? 1 : 0;
   },
@@ -113,6 +116,6 @@ function report(out: OfflineResult, quiet: boolean): void {
     `${t.conversations} conversations, ${t.messages} messages, ${t.tool_calls} tool calls (${t.failed_calls} failed, ${t.categories} categories), ` +
       `${t.emotions} emotion signals (${t.frustrated_conversations} conversations frustrated, ${t.at_risk_conversations} at risk), ` +
       `${t.laziness} laziness detections (${t.lazy_conversations} conversations lazy by the headline rule), hallucination checks: ${t.hallucinations_contradicted} contradicted, ` +
-      `${t.hallucinations_verified} verified, ${t.hallucinations_unverified} unverified\n`,
+      `${t.hallucinations_verified} verified, ${t.hallucinations_unverified} unverified, ${t.clusters} use-case clusters\n`,
   );
 }

@@ -11,9 +11,9 @@ export const dlqCommand: Command = {
   tracehouse dlq list [--limit N] [--json]
   tracehouse dlq replay <seq>... | --all
 
-Messages that could never be processed (poison), kept failing (max deliveries) or were rejected
-by ClickHouse are moved to the DLQ stream (subjects dlq.<stream>.<consumer>) with the reason in
-headers. list shows them oldest first. replay publishes each back to its original subject (under
+Messages that could never be processed (poison) or kept failing (max deliveries), and single
+events ClickHouse refused (rejected: the dead letter holds that one event; its neighbours were
+stored) are moved to the DLQ stream (subjects dlq.<stream>.<consumer>) with the reason in headers. list shows them oldest first. replay publishes each back to its original subject (under
 a new Nats-Msg-Id) and removes it from the DLQ; stored rows stay exactly-once because every table
 is keyed by event or message id. Fix the cause first (e.g. upgrade), or a replayed message comes back.`,
   booleans: ['json', 'all'],
@@ -38,7 +38,7 @@ is keyed by event or message id. Fix the cause first (e.g. upgrade), or a replay
         process.stdout.write(`${'SEQ'.padEnd(8)}${'TIME'.padEnd(26)}${'REASON'.padEnd(13)}${'DELIV'.padEnd(7)}${'BYTES'.padEnd(9)}${'SUBJECT'.padEnd(28)}ERROR\n`);
         for (const d of list) {
           process.stdout.write(
-            `${String(d.seq).padEnd(8)}${d.time.padEnd(26)}${d.reason.padEnd(13)}${String(d.deliveries).padEnd(7)}${String(d.bytes).padEnd(9)}${d.originalSubject.padEnd(28)}${d.error.slice(0, 120)}\n`,
+            `${String(d.seq).padEnd(8)}${d.time.padEnd(26)}${d.reason.padEnd(13)}${String(d.deliveries).padEnd(7)}${String(d.bytes).padEnd(9)}${d.originalSubject.padEnd(28)}${d.eventId ? `event ${d.eventId}: ` : ''}${d.error.slice(0, 120)}\n`,
           );
         }
         return;

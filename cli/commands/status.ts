@@ -1,27 +1,33 @@
-import { loadConfig } from '../../core/config.js';
-import { join } from 'node:path';
+import { loadConfig, type Config } from '../../core/config.js';
 import { createStore } from '../../core/clickhouse.js';
-import { managedServerAlive } from '../../core/nats.js';
+import { NoRespondersError, RequestError } from '@nats-io/transport-node';
+import type { Bus } from '../../core/nats.js';
 import { openBus } from '../../core/runtime.js';
 import { CONSUMERS, STREAMS } from '../../schemas/subjects.js';
+import { STATUS_SUBJECT, tableCounts, type TableStatus } from '../../stream/status-responder.js';
 import type { Command } from '../command.js';
 
-const TABLES = ['events', 'spans', 'messages', 'tool_calls', 'conversations'];
+/** How long a running system has to answer the row-count request. */
+const ASK_TIMEOUT_MS = 5000;
+
+type Tables = { source: 'running system' | 'store'; counts: Record<string, number> } | { error: string };
 
 export const statusCommand: Command = {
   name: 'status',
   summary: 'Show stream and consumer state from NATS and row counts per table',
   usage: `Usage: tracehouse status [--json]
 
-Prints each JetStream stream (messages, bytes), each durable consumer (pending = lag, waiting for
-an ack, redelivered) and the row count of each ClickHouse table. With the embedded ClickHouse the
-counts need the data directory, which a running \`tracehouse start\` holds: they are then reported
-as unavailable (the metrics endpoint has the same numbers).`,
+Prints each JetStream stream (messages, bytes), each durable consumer (pending = not delivered
+yet, ack pending = delivered and not acknowledged, redelivered) and the messages of INGEST the
+consumer will never deliver (stranded: left by crashes of earlier versions), then the row count of
+each ClickHouse table. Row counts come from the running system when one answers (a running
+\`tracehouse start\` holds the embedded store, so it is asked over NATS), otherwise from the store
+itself.`,
   booleans: ['json'],
   async run(args) {
     const config = loadConfig();
     const { bus, close } = await openBus(config);
-    const out: { streams: unknown[]; consumers: unknown[]; tables: Record<string, number> | { error: string } } = { streams: [], consumers: [], tables: {} };
+    const out: { streams: Array<Record<string, number | string>>; consumers: Array<Record<string, number | string>>; tables: Tables } = { streams: [], consumers: [], tables: { error: '' } };
     try {
       for (const s of Object.values(STREAMS)) {
         const i = await bus.jsm.streams.info(s.name);
@@ -29,45 +35,78 @@ as unavailable (the metrics endpoint has the same numbers).`,
       }
       for (const c of Object.values(CONSUMERS)) {
         const i = await bus.jsm.consumers.info(c.stream, c.durable);
-        out.consumers.push({ stream: c.stream, consumer: c.durable, pending: i.num_pending, ack_pending: i.num_ack_pending, redelivered: i.num_redelivered, delivered: i.delivered.stream_seq, ack_floor: i.ack_floor.stream_seq });
+        const stored = out.streams.find((s) => s.stream === c.stream)!.messages as number;
+        out.consumers.push({
+          stream: c.stream,
+          consumer: c.durable,
+          pending: i.num_pending,
+          ack_pending: i.num_ack_pending,
+          redelivered: i.num_redelivered,
+          stranded: Math.max(0, stored - i.num_pending - i.num_ack_pending),
+          delivered: i.delivered.stream_seq,
+          ack_floor: i.ack_floor.stream_seq,
+        });
       }
+      out.tables = await rowCounts(bus, config);
     } finally {
       await close();
     }
-    out.tables = await tableCounts(config);
     if (args.flags.json) {
       process.stdout.write(JSON.stringify(out) + '\n');
       return;
     }
-    const lines = ['STREAM     MESSAGES    BYTES'];
-    for (const s of out.streams as Array<Record<string, number | string>>) lines.push(`${String(s.stream).padEnd(11)}${String(s.messages).padEnd(12)}${s.bytes}`);
-    lines.push('', 'CONSUMER        PENDING     ACK_PENDING REDELIVERED');
-    for (const c of out.consumers as Array<Record<string, number | string>>)
-      lines.push(`${`${c.stream}/${c.consumer}`.padEnd(16)}${String(c.pending).padEnd(12)}${String(c.ack_pending).padEnd(12)}${c.redelivered}`);
-    lines.push('', 'TABLE          ROWS');
-    if ('error' in out.tables) lines.push(`row counts unavailable: ${out.tables.error}`);
-    else for (const [t, n] of Object.entries(out.tables)) lines.push(`${t.padEnd(15)}${n}`);
-    process.stdout.write(lines.join('\n') + '\n');
+    process.stdout.write(render(out) + '\n');
   },
 };
 
-async function tableCounts(config: ReturnType<typeof loadConfig>): Promise<Record<string, number> | { error: string }> {
-  // the embedded store belongs to the running `tracehouse start`; opening it here would fail
-  if (!config.clickhouse.url && managedServerAlive(join(config.dataDir, 'nats'))) {
-    return { error: 'the embedded ClickHouse is owned by the running `tracehouse start` (see tracehouse_stream_inserted_rows_total on its /metrics)' };
+function render(out: { streams: Array<Record<string, number | string>>; consumers: Array<Record<string, number | string>>; tables: Tables }): string {
+  const lines = ['STREAM     MESSAGES    BYTES'];
+  for (const s of out.streams) lines.push(`${String(s.stream).padEnd(11)}${String(s.messages).padEnd(12)}${s.bytes}`);
+  lines.push('', 'CONSUMER        PENDING     ACK_PENDING REDELIVERED STRANDED');
+  for (const c of out.consumers) {
+    lines.push(`${`${c.stream}/${c.consumer}`.padEnd(16)}${String(c.pending).padEnd(12)}${String(c.ack_pending).padEnd(12)}${String(c.redelivered).padEnd(12)}${c.stranded}`);
   }
+  if ('error' in out.tables) lines.push('', `row counts unavailable: ${out.tables.error}`);
+  else {
+    lines.push('', `TABLE          ROWS    (from the ${out.tables.source})`);
+    for (const [t, n] of Object.entries(out.tables.counts)) lines.push(`${t.padEnd(15)}${n}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Row counts: asked of the running system first (its stream role answers on STATUS_SUBJECT; with
+ * no responder NATS says so at once), else read from the store when this process may open it.
+ */
+async function rowCounts(bus: Bus, config: Config): Promise<Tables> {
+  const asked = await askRunning(bus);
+  if (asked.kind === 'answer') return { source: 'running system', counts: asked.status.tables };
+  if (asked.kind === 'failed') return { error: asked.reason };
   let store;
   try {
     store = createStore(config);
-    const counts: Record<string, number> = {};
-    for (const t of TABLES) {
-      const [r] = await store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.${t}`);
-      counts[t] = Number(r?.n ?? 0);
-    }
-    return counts;
+    return { source: 'store', counts: await tableCounts(store) };
   } catch (err) {
     return { error: String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200) };
   } finally {
     await store?.close().catch(() => {});
   }
+}
+
+type Asked = { kind: 'answer'; status: TableStatus } | { kind: 'none' } | { kind: 'failed'; reason: string };
+
+async function askRunning(bus: Bus): Promise<Asked> {
+  try {
+    const reply = await bus.nc.request(STATUS_SUBJECT, '', { timeout: ASK_TIMEOUT_MS });
+    const body = reply.json<TableStatus & { error?: string }>();
+    return body.error ? { kind: 'failed', reason: `the running system could not count: ${body.error}` } : { kind: 'answer', status: body };
+  } catch (err) {
+    // no stream role is running: the store is free to open (or served by a ClickHouse server)
+    if (isNoResponders(err)) return { kind: 'none' };
+    return { kind: 'failed', reason: `the running system did not answer within ${ASK_TIMEOUT_MS / 1000} s` };
+  }
+}
+
+function isNoResponders(err: unknown): boolean {
+  return err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders());
 }

@@ -33,9 +33,34 @@ const STRING_KEYS = new Set([
 
 export function toNumber(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  if (typeof v === 'string' && v.trim() !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v.trim())) return Number(v.trim());
+  if (typeof v === 'string' && v.trim() !== '' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v.trim())) {
+    // "1e999" matches the pattern but is no number the store can hold
+    const n = Number(v.trim());
+    return Number.isFinite(n) ? n : undefined;
+  }
   return undefined;
 }
+
+/**
+ * A count (tokens): a non-negative integer JavaScript holds exactly. Those land in UInt64 columns,
+ * which refuse a sign or a fraction (the whole insert fails) and wrap values past 2^64; anything
+ * else is left out of the facet (the attribute keeps the value as received).
+ */
+export function toCount(v: unknown): number | undefined {
+  const n = toNumber(v);
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * Times the store holds: ClickHouse DateTime64 covers 1900-01-01 to 2299-12-31 (UTC). A time
+ * outside is treated as unparseable (docs/ingestion.md "What the store would refuse").
+ */
+export const STORABLE_TIME_MS = { min: Date.UTC(1900, 0, 1), max: Date.UTC(2300, 0, 1) - 1 } as const;
+
+const storable = (d: Date): Date | undefined => {
+  const t = d.getTime();
+  return Number.isNaN(t) || t < STORABLE_TIME_MS.min || t > STORABLE_TIME_MS.max ? undefined : d;
+};
 
 export function toBoolean(v: unknown): boolean | undefined {
   if (typeof v === 'boolean') return v;
@@ -72,27 +97,24 @@ export function coerceAttributes(attrs: Attributes): Attributes {
   return out;
 }
 
-/** Parses a timestamp: ISO 8601, Unix seconds or Unix milliseconds (number or digit string). */
+/** Parses a timestamp: ISO 8601, Unix seconds or Unix milliseconds (number or digit string), within STORABLE_TIME_MS. */
 export function parseTimestamp(v: unknown): Date | undefined {
   if (typeof v === 'number' || (typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()))) {
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0) return undefined;
     // below 1e11 a value is seconds (1e11 s is year 5138); above, milliseconds
     const ms = n < 1e11 ? n * 1000 : n;
-    const d = new Date(Math.round(ms));
-    return Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999 ? undefined : d;
+    return storable(new Date(Math.round(ms)));
   }
   if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(v.trim())) {
-    const d = new Date(v.trim());
-    return Number.isNaN(d.getTime()) ? undefined : d;
+    return storable(new Date(v.trim()));
   }
   return undefined;
 }
 
-/** OTLP nanoseconds (decimal string) to a Date; undefined when unset. */
+/** OTLP nanoseconds (decimal string) to a Date; undefined when unset or outside STORABLE_TIME_MS. */
 export function fromNanos(nanos: string): Date | undefined {
   if (!nanos) return undefined;
   const ms = Number(BigInt(nanos) / 1_000_000n);
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999 ? undefined : d;
+  return storable(new Date(ms));
 }

@@ -29,7 +29,7 @@ export function normalizeDirect(ctx: NormalizeContext, raw: unknown, position: n
 function time(ctx: NormalizeContext, v: unknown): Date | string {
   if (v === undefined) return ctx.receiveTime;
   const d = typeof v === 'string' && !/^\d+(\.\d+)?$/.test(v.trim()) ? parseTimestamp(v) : undefined;
-  return d ?? 'timestamp must be an ISO 8601 date-time';
+  return d ?? 'timestamp must be an ISO 8601 date-time between 1900-01-01 and 2299-12-31';
 }
 
 /** Text for search: `message` wins over `content`; else the text of `text` blocks. Redacted. */

@@ -1,5 +1,5 @@
 import type { AgentId, ApiFacet, Attributes, PromptFacet, ToolFacet } from '../../schemas/events.js';
-import { toBoolean, toNumber } from './coerce.js';
+import { toBoolean, toCount, toNumber } from './coerce.js';
 import { firstText, text } from './event.js';
 import { command, errorText, jsonText, prompt } from './sanitize.js';
 
@@ -78,13 +78,16 @@ export function toolFacet(agent: AgentId, attrs: Attributes): ToolFacet {
   return facet;
 }
 
-const num = (attrs: Attributes, ...keys: string[]) => {
+const firstOf = (parse: (v: unknown) => number | undefined) => (attrs: Attributes, ...keys: string[]) => {
   for (const k of keys) {
-    const n = toNumber(attrs[k]);
+    const n = parse(attrs[k]);
     if (n !== undefined) return n;
   }
   return undefined;
 };
+const num = firstOf(toNumber);
+/** Token counts go to UInt64 columns: only non-negative integers (toCount). */
+const count = firstOf(toCount);
 
 /** API facet: agent A flat keys; agents B/C `gen_ai.usage.*` and the `*_token_count` keys of stream events. */
 export function apiFacet(agent: AgentId, attrs: Attributes, isError: boolean): ApiFacet {
@@ -94,11 +97,11 @@ export function apiFacet(agent: AgentId, attrs: Attributes, isError: boolean): A
     if (v !== undefined && v !== '') facet[k] = v;
   };
   set('model', firstText(attrs, 'model', 'gen_ai.request.model', 'gen_ai.response.model') || undefined);
-  set('input_tokens', isA ? num(attrs, 'input_tokens') : num(attrs, 'gen_ai.usage.input_tokens', 'input_token_count', 'gen_ai.usage.prompt_tokens'));
-  set('output_tokens', isA ? num(attrs, 'output_tokens') : num(attrs, 'gen_ai.usage.output_tokens', 'output_token_count', 'gen_ai.usage.completion_tokens'));
-  set('cache_read_tokens', isA ? num(attrs, 'cache_read_tokens') : num(attrs, 'gen_ai.usage.cache_read.input_tokens', 'cached_token_count'));
-  set('cache_creation_tokens', isA ? num(attrs, 'cache_creation_tokens') : num(attrs, 'gen_ai.usage.cache_creation.input_tokens'));
-  set('reasoning_tokens', isA ? undefined : num(attrs, 'gen_ai.usage.reasoning.output_tokens', 'reasoning_token_count'));
+  set('input_tokens', isA ? count(attrs, 'input_tokens') : count(attrs, 'gen_ai.usage.input_tokens', 'input_token_count', 'gen_ai.usage.prompt_tokens'));
+  set('output_tokens', isA ? count(attrs, 'output_tokens') : count(attrs, 'gen_ai.usage.output_tokens', 'output_token_count', 'gen_ai.usage.completion_tokens'));
+  set('cache_read_tokens', isA ? count(attrs, 'cache_read_tokens') : count(attrs, 'gen_ai.usage.cache_read.input_tokens', 'cached_token_count'));
+  set('cache_creation_tokens', isA ? count(attrs, 'cache_creation_tokens') : count(attrs, 'gen_ai.usage.cache_creation.input_tokens'));
+  set('reasoning_tokens', isA ? undefined : count(attrs, 'gen_ai.usage.reasoning.output_tokens', 'reasoning_token_count'));
   set('cost_usd', num(attrs, 'cost_usd'));
   set('duration_ms', num(attrs, 'duration_ms'));
   set('status_code', num(attrs, 'status_code', 'http.response.status_code'));

@@ -49,8 +49,8 @@ export function normalizeHook(ctx: NormalizeContext, payload: unknown, position:
   const isA = ctx.agent === 'agent-a';
   const hasTs = p['timestamp'] !== undefined && p['timestamp'] !== null && p['timestamp'] !== '';
   const ts = hasTs ? parseTimestamp(p['timestamp']) : undefined;
-  if (!isA && !ts) return { kind: 'malformed', reason: hasTs ? 'timestamp is not parseable' : 'timestamp is required' };
-  if (isA && hasTs && !ts) return { kind: 'malformed', reason: 'timestamp is not parseable' };
+  if (!isA && !ts) return { kind: 'malformed', reason: hasTs ? 'timestamp is not parseable (or outside 1900-2299)' : 'timestamp is required' };
+  if (isA && hasTs && !ts) return { kind: 'malformed', reason: 'timestamp is not parseable (or outside 1900-2299)' };
   const attrs = coerceAttributes(p as Attributes);
   const type: EventType = hookType(ctx.agent, name);
   const ev = draft(ctx, {

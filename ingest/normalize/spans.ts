@@ -1,6 +1,6 @@
 import type { SpanFacet } from '../../schemas/events.js';
 import type { OtlpSpan } from '../otlp/types.js';
-import { coerceAttributes, fromNanos, toNumber } from './coerce.js';
+import { coerceAttributes, fromNanos, toCount } from './coerce.js';
 import { draft, environmentOf, firstText, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { AGENT_A_PREFIX, AGENT_B_PREFIX } from './logs.js';
 import { sanitizeAttributes } from './sanitize.js';
@@ -29,18 +29,19 @@ export function normalizeSpan(ctx: NormalizeContext, s: OtlpSpan, position: numb
   put('request_model', firstText(attrs, 'gen_ai.request.model'));
   put('response_model', firstText(attrs, 'gen_ai.response.model'));
   put('conversation_id', firstText(attrs, 'gen_ai.conversation.id'));
-  put('input_tokens', toNumber(attrs['gen_ai.usage.input_tokens']));
-  put('output_tokens', toNumber(attrs['gen_ai.usage.output_tokens']));
+  put('input_tokens', toCount(attrs['gen_ai.usage.input_tokens']));
+  put('output_tokens', toCount(attrs['gen_ai.usage.output_tokens']));
   put('tool_name', firstText(attrs, 'gen_ai.tool.name'));
   put('tool_call_id', firstText(attrs, 'gen_ai.tool.call.id'));
   const span: SpanFacet = {
     name: s.name,
-    kind: s.kind,
+    // UInt8 columns: a value outside the OTLP enums becomes 0 (unspecified / unset)
+    kind: s.kind >= 0 && s.kind <= 5 ? s.kind : 0,
     parent_span_id: s.parentSpanId,
     start_time: iso(start),
     end_time: iso(end),
     duration_ms: durationNs > 0n ? Number(durationNs) / 1e6 : 0,
-    status_code: s.status.code,
+    status_code: s.status.code >= 0 && s.status.code <= 2 ? s.status.code : 0,
     status_message: s.status.message,
   };
   if (Object.keys(genAi).length) span.gen_ai = genAi;

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { projectRoot } from '../../core/paths.js';
-import { InvalidEnvelopeError } from '../errors.js';
+import { withCause } from '../../core/errors.js';
+import { InvalidEnvelopeError, NestingTooDeepError } from '../errors.js';
+import { MAX_PROTO_DEPTH, protoDeeperThan } from '../limits.js';
 
 /**
  * protobufjs over our own .proto files in schemas/otlp/. Requests are decoded to plain objects with
@@ -40,7 +42,9 @@ export function decodeProto(signal: Signal, buf: Buffer): unknown {
     const msg = type.decode(buf);
     return type.toObject(msg, { longs: String, bytes: String, defaults: false, arrays: false, oneofs: false });
   } catch (err) {
-    throw new InvalidEnvelopeError(`protobuf ${type.name} could not be decoded`, { cause: err });
+    // protobufjs refuses deep nesting with the same error as garbage: measure to say which it was
+    if (protoDeeperThan(type, buf, MAX_PROTO_DEPTH)) throw withCause(new NestingTooDeepError(MAX_PROTO_DEPTH, 'protobuf messages'), err);
+    throw withCause(new InvalidEnvelopeError(`protobuf ${type.name} could not be decoded`), err);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../core/http.js';
-import { AppError, BadRequestError, UnavailableError } from '../../core/errors.js';
+import { AppError, BadRequestError, UnavailableError, withCause } from '../../core/errors.js';
 import type { Principal } from '../../core/keys.js';
 import type { AgentId, EventType, SourceRoute } from '../../schemas/events.js';
 import { AGENTS } from '../../schemas/events.js';
@@ -66,7 +66,7 @@ export async function runRequest(
     body = await readBody(ctx.req, deps.config.ingest.maxBodyBytes);
   } catch (err) {
     if (!(err instanceof CorruptBodyError)) throw err;
-    throw otlp ? new InvalidEnvelopeError('the compressed body does not inflate', { cause: err }) : new InvalidJsonError('the compressed body does not inflate', { cause: err });
+    throw withCause(otlp ? new InvalidEnvelopeError('the compressed body does not inflate') : new InvalidJsonError('the compressed body does not inflate'), err);
   }
   const receiveTime = new Date().toISOString();
   const result = await deps.runner.run({ ...task, body, receiveTime });

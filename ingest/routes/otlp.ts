@@ -1,7 +1,7 @@
 import type { AppContext } from '../../core/http.js';
 import type { AgentId, SourceRoute } from '../../schemas/events.js';
-import { BadRequestError } from '../../core/errors.js';
 import { otlpEncoding, type BodyEncoding } from '../body.js';
+import { ProtobufTracesUnsupportedError } from '../errors.js';
 import { encodeProtoResponse, type Signal } from '../otlp/decode-proto.js';
 import { agentParam, authenticate, bySize, runRequest, publishEvents, type RouteDeps } from './common.js';
 
@@ -28,9 +28,7 @@ export function otlpHandler(deps: RouteDeps, signal: Signal, opts: { agentRoute:
     const encoding = otlpEncoding(ctx.get('content-type'));
     if (signal === 'traces' && encoding === 'protobuf' && opts.agentRoute) {
       ctx.req.resume();
-      throw new BadRequestError('protobuf traces are unsupported on /v1/otel/{agent}/traces: send OTLP/JSON, or protobuf to /v1/traces', {
-        code: 'protobuf_traces_unsupported',
-      });
+      throw new ProtobufTracesUnsupportedError();
     }
     // a full bus refuses before the body is read: cheap for the client's retry and for us
     if (signal !== 'metrics') await deps.publisher.admit();

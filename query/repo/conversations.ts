@@ -12,6 +12,9 @@ export interface ConversationFilter {
   outcome?: string;
   /** Lower-cased terms that must all occur in the world-state search text; empty: no filter. */
   worldStateTerms?: string[];
+  /** A taxonomy node (leaf or category) of the run `clusterRun`; '' for no cluster filter. */
+  clusterId?: string;
+  clusterRun?: string;
 }
 
 export interface ConversationRow {
@@ -46,6 +49,8 @@ const filterParams = (f: ConversationFilter) => ({
   positive_from: OUTCOME_POSITIVE_FROM,
   frustration_min: FRUSTRATION_MIN,
   world_state_terms: f.worldStateTerms ?? [],
+  cluster_id: f.clusterId ?? '',
+  cluster_run: f.clusterRun ?? '',
 });
 
 /** spec/data-api.md `world_state`: comma-separated terms, ANDed, matched case-insensitively; blank terms are ignored. */

@@ -4,6 +4,8 @@ import type { Infer } from '../../schemas/api/infer.js';
 import { conversationContext, listConversations } from '../../schemas/api/conversations.js';
 import { createConversationsRepo, worldStateTerms } from '../repo/conversations.js';
 import { createContextRepo } from '../repo/context.js';
+import type { ClustersRepo } from '../repo/clusters.js';
+import { hybridPage, withClusters } from './conversation-search.js';
 import { offsetPage } from '../pagination.js';
 import { timeRangeStartMs } from '../time.js';
 import { defineRoute } from './define.js';
@@ -14,22 +16,22 @@ type ListResponse = Infer<(typeof listConversations)['response']>;
 type ContextQuery = Infer<(typeof conversationContext)['query']>;
 type ContextResponse = Infer<(typeof conversationContext)['response']>;
 
-/**
- * Filters that need analyses not built yet (clusters) are validated now; no conversation carries
- * such data yet, so an active one matches nothing.
- */
-function needsMissingAnalysis(q: ListQuery): boolean {
-  return q.cluster_id !== undefined;
-}
+/** spec: hybrid runs only when `search` is the sole filter. */
+const searchOnly = (q: ListQuery) =>
+  q.search !== undefined && q.search.trim() !== '' && q.cluster_id === undefined && q.user_id === undefined && q.time_range === 'all' && q.environment === 'all' && q.world_state === undefined && q.outcome === 'any';
 
-export function mountConversations(router: Router<RequestState>, deps: RouteDeps): void {
+export function mountConversations(router: Router<RequestState>, deps: RouteDeps, clusters: ClustersRepo): void {
   const conversations = createConversationsRepo(deps.store);
   const context = createContextRepo(deps.store);
 
   defineRoute<ListQuery>(router, deps.keys, listConversations, async ({ principal, query: q }): Promise<ListResponse> => {
-    if (needsMissingAnalysis(q)) {
-      return { conversations: [], search_mode: 'keyword', pagination: offsetPage(q.limit, q.offset, 0) };
+    if (searchOnly(q)) {
+      const hybrid = await hybridPage(deps.store, clusters, conversations, principal.tenant, q.search!, q.limit, q.offset);
+      if (hybrid) return { conversations: await withClusters(clusters, principal.tenant, hybrid.rows), search_mode: 'hybrid', pagination: offsetPage(q.limit, q.offset, hybrid.total) };
     }
+    const run = q.cluster_id !== undefined ? await clusters.currentRun(principal.tenant) : undefined;
+    // a cluster filter before the first taxonomy matches nothing
+    if (q.cluster_id !== undefined && !run) return { conversations: [], search_mode: 'keyword', pagination: offsetPage(q.limit, q.offset, 0) };
     const { rows, total } = await conversations.list(
       {
         tenant: principal.tenant,
@@ -39,12 +41,13 @@ export function mountConversations(router: Router<RequestState>, deps: RouteDeps
         search: q.search ?? '',
         outcome: q.outcome,
         worldStateTerms: worldStateTerms(q.world_state),
+        clusterId: q.cluster_id ?? '',
+        clusterRun: run?.id ?? '',
       },
       q.limit,
       q.offset,
     );
-    // semantic search does not exist yet: keyword always serves, and says so
-    return { conversations: rows, search_mode: 'keyword', pagination: offsetPage(q.limit, q.offset, total) };
+    return { conversations: await withClusters(clusters, principal.tenant, rows), search_mode: 'keyword', pagination: offsetPage(q.limit, q.offset, total) };
   });
 
   defineRoute<ContextQuery>(router, deps.keys, conversationContext, async ({ principal, query: q, params }): Promise<ContextResponse> => {

@@ -25,9 +25,9 @@ export const listConversationsQuery = {
       type: 'string',
       maxLength: 500,
       description:
-        'Free text over summaries and message bodies (keyword mode): the text is split into lower-cased alphanumeric terms; a conversation matches when its summary or one of its messages contains every term as a whole word.',
+        'Free text over summaries and message bodies. Keyword mode: the text is split into lower-cased alphanumeric terms; a conversation matches when its summary or one of its messages contains every term as a whole word. Hybrid mode (when `search` is the only filter and a taxonomy run exists): keyword matches and semantically close conversations fused by reciprocal rank.',
     },
-    cluster_id: { type: 'string', maxLength: 200, description: 'Restrict to one cluster node. No taxonomy exists yet, so any value matches no conversation.' },
+    cluster_id: { type: 'string', maxLength: 200, description: 'Restrict to conversations with a segment in this node of the current taxonomy run (a category: in any of its clusters). Before the first run, or for an unknown node, nothing matches.' },
     user_id: { type: 'string', maxLength: 500, description: 'Restrict to one end user (exact match).' },
     time_range: { ...timeRangeParam, description: 'Filters on last activity (last message time).' },
     environment: environmentParam,
@@ -54,7 +54,8 @@ export const listConversations = defineEndpoint({
   path: '/conversations',
   tag: 'conversations',
   summary: 'List conversations, newest first',
-  description: 'Ordered by last activity, newest first (ties by conversation_id descending). `pagination.total` is exact in keyword mode.',
+  description:
+    'Keyword mode: ordered by last activity, newest first (ties by conversation_id descending), `pagination.total` exact. Hybrid mode (`search` alone): ordered by fused rank, `pagination.total` is the size of the ranked candidate pool. `cluster_id`/`cluster_name`: the cluster holding most of the conversation\'s segments in the current run (null without one).',
   status: 200,
   query: listConversationsQuery,
   response: {

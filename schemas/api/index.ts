@@ -1,5 +1,6 @@
 /** Every implemented data-API endpoint, in the order of the OpenAPI document. */
 import type { EndpointSpec } from './common.js';
+import { clusterConversations, listClusters, searchTaskClusters } from './clusters.js';
 import { conversationContext, listConversations } from './conversations.js';
 import { listEmotions } from './emotions.js';
 import { listHallucinations } from './hallucinations.js';
@@ -20,6 +21,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   listHallucinations,
   searchMessages,
   submitFeedback,
+  listClusters,
+  clusterConversations,
+  searchTaskClusters,
   whoami,
   openapiDocument,
   conversationStepScores,
@@ -29,6 +33,7 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
 ];
 
 export * from './common.js';
+export * from './clusters.js';
 export * from './conversations.js';
 export * from './emotions.js';
 export * from './hallucinations.js';

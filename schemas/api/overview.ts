@@ -2,6 +2,7 @@ import { daysBackParam, defineEndpoint, environmentParam, frustrationsBlock, tim
 
 export const RECENT_ACTIVITY_DAYS = 7;
 export const RECENT_ACTIVITY_LIMIT = 10;
+export const TOP_CLUSTERS = 10;
 
 export const overview = defineEndpoint({
   operationId: 'getOverview',
@@ -10,7 +11,7 @@ export const overview = defineEndpoint({
   tag: 'overview',
   summary: 'Headline KPIs',
   description:
-    'Conversation, frustration and tool-failure KPIs over the last `days_back` days. A conversation counts in the window of its last activity (the last `days_back` × 24 hours), for `conversations` and `frustrations` alike; tool failures count calls of whole UTC days (today and the previous `days_back` days), as GET /tool-failures does. `top_clusters` is empty until the taxonomy exists. `recent_activity` always covers the last 7 days.',
+    'Conversation, frustration and tool-failure KPIs over the last `days_back` days. A conversation counts in the window of its last activity (the last `days_back` × 24 hours), for `conversations` and `frustrations` alike; tool failures count calls of whole UTC days (today and the previous `days_back` days), as GET /tool-failures does. `top_clusters`: the 10 largest clusters (use cases) of the current taxonomy run, empty before the first run. `recent_activity` always covers the last 7 days.',
   status: 200,
   query: {
     type: 'object',

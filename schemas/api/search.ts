@@ -10,7 +10,7 @@ export const searchMessages = defineEndpoint({
   tag: 'search',
   summary: 'Search over message anchors',
   description:
-    'Keyword search over message bodies: `q` is split into lower-cased alphanumeric terms and a message matches when it contains every term as a whole word (ClickHouse text index, `hasAllTokens`). `semantic` and `hybrid` need embeddings, which are not built yet: such requests are served in keyword mode and `search_mode` says so. `sort=recent` (default) orders hits newest first and reads only the times and ids of the matches before reading the messages of the page, so its cost follows the page; `sort=relevance` orders by score, then newest first, and scores every matching message (its cost grows with the number of matches: a word in a third of all messages reads a third of all message text). `message_index` feeds the context endpoint.',
+    'Keyword search over message bodies: `q` is split into lower-cased alphanumeric terms and a message matches when it contains every term as a whole word (ClickHouse text index, `hasAllTokens`). `semantic`: the taxonomy run\'s segments closest to the query (TF-IDF + LSA vectors of the tenant\'s own corpus), each giving its message closest to the query as the hit, scored by cosine similarity. `hybrid` (default): reciprocal rank fusion of keyword hits (by relevance) and semantic hits, scored by the fused score. Both need a taxonomy run and a query word in its vocabulary; otherwise keyword mode serves and `search_mode` says so. In semantic and hybrid mode the best hits are chosen by relevance and `sort=recent` orders them newest first. `sort=recent` (default) orders hits newest first and reads only the times and ids of the matches before reading the messages of the page, so its cost follows the page; `sort=relevance` orders by score, then newest first, and scores every matching message (its cost grows with the number of matches: a word in a third of all messages reads a third of all message text). `message_index` feeds the context endpoint.',
   status: 200,
   query: {
     type: 'object',
@@ -47,7 +47,7 @@ export const searchMessages = defineEndpoint({
             message_id: { type: 'string' },
             role: { type: 'string' },
             snippet: { type: 'string', description: 'Up to about 200 characters around the first matched term; `…` marks cut text.' },
-            score: { type: 'number', description: 'Keyword mode: occurrences of the query terms among the message words.' },
+            score: { type: 'number', description: 'Keyword mode: occurrences of the query terms among the message words; semantic: cosine similarity; hybrid: reciprocal-rank-fusion score.' },
             timestamp,
           },
         },

@@ -12,6 +12,7 @@ import { conversationFrustration } from './emotions.js';
 import { isLazyConversation } from './laziness.js';
 import { analyzeSnapshot, type AnalysisEnv } from './pipeline.js';
 import type { ConversationAnalysis, ConversationSnapshot, UserMemoryDocument } from './types.js';
+import { clusterSegments } from './taxonomy/offline.js';
 import { contributionOf, emptyMemory, mergeMemory } from './user-memory.js';
 
 export interface OfflineTotals {
@@ -28,6 +29,8 @@ export interface OfflineTotals {
   hallucinations_contradicted: number;
   hallucinations_verified: number;
   hallucinations_unverified: number;
+  /** Use-case clusters of the workspace's own taxonomy (0 below 50 segments). */
+  clusters: number;
 }
 
 export interface OfflineResult {
@@ -57,6 +60,8 @@ export function analyzeDirectEvents(events: readonly unknown[], opts: { workspac
     if (memory && profile) memories.set(plain.userId, mergeMemory(memory, s.conversationId, contributionOf(s.conversationId, profile.slots)));
     results[i] = analysis;
   }
+  // the workspace's own use-case taxonomy (segments gain `cluster` with ≥ 50 segments)
+  const taxonomy = clusterSegments(results);
   const categories = new Set(results.flatMap((r) => r.tool_calls.map((t) => t.category?.id).filter(Boolean)));
   const totals: OfflineTotals = {
     conversations: snapshots.length,
@@ -72,6 +77,7 @@ export function analyzeDirectEvents(events: readonly unknown[], opts: { workspac
     hallucinations_contradicted: results.reduce((a, r) => a + r.hallucination_stats.contradicted, 0),
     hallucinations_verified: results.reduce((a, r) => a + r.hallucination_stats.verified, 0),
     hallucinations_unverified: results.reduce((a, r) => a + r.hallucination_stats.unverified, 0),
+    clusters: taxonomy ? taxonomy.nodes.filter((n) => n.node_type === 'cluster').length : 0,
   };
   return { results, problems, errors, totals };
 }

@@ -10,6 +10,7 @@ import { LAZINESS_VERSION, detectLaziness } from './laziness.js';
 import { SUMMARY_VERSION, summarize } from './summary.js';
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
 import { STEP_SCORES_VERSION, scoreSteps } from './step-scores.js';
+import { SEGMENT_GOALS_VERSION, segmentGoals } from './segment-goals.js';
 import { CATEGORIES_VERSION, categorizeCalls, createCategoryRegistry, type CategoryRegistry } from './tool-failure-categories.js';
 import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
 import { WORLD_STATE_VERSION, buildWorldState } from './world-state.js';
@@ -95,6 +96,14 @@ export const STEPS: readonly Step[] = [
     version: STEP_SCORES_VERSION,
     run(s, out) {
       out.step_scores = scoreSteps(s, out);
+    },
+  },
+  {
+    // last: reads the segments and the summary
+    name: 'segment-goals',
+    version: SEGMENT_GOALS_VERSION,
+    run(s, out) {
+      out.segment_goals = segmentGoals(s, out.segments, out.summary);
     },
   },
 ];

@@ -50,7 +50,13 @@ export interface SnapshotInput {
 }
 
 const toText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
-const cap = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
+/** At most `max` UTF-16 units, never ending in half of a surrogate pair (the store refuses one). */
+export function capText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const code = s.charCodeAt(max - 1);
+  return s.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+const cap = capText;
 
 /** Text of a tool result's content: strings as they are, arrays of text blocks joined. */
 export function resultText(content: unknown): string {

@@ -99,6 +99,32 @@ export interface Segment {
   start_index: number;
   /** Inclusive. */
   end_index: number;
+  /**
+   * The use-case cluster of the segment (`tracehouse analyze` with at least 50 segments in the input;
+   * null when held aside). Absent when no taxonomy was built.
+   */
+  cluster?: SegmentCluster | null;
+}
+
+/** A segment's place in the use-case taxonomy (docs/analyses.md "Use-case taxonomy"). */
+export interface SegmentCluster {
+  node_id: string;
+  label: string;
+  category_id: string;
+  category_label: string;
+  /** Cosine similarity of the segment to the cluster's centroid. */
+  similarity: number;
+}
+
+/** The text a segment's user goal is read from (segment-goals analyzer). */
+export interface SegmentGoal {
+  segment_id: string;
+  /** The person's requests in the segment, code and pasted output removed. */
+  goal: string;
+  /** Goal plus the conversation summary: what vectors are computed from. */
+  text: string;
+  /** 16 hex characters of SHA-1 of `text`. */
+  text_hash: string;
 }
 
 export const EMOTION_FAMILIES = ['frustration', 'confusion', 'distrust', 'impatience', 'disappointment', 'satisfaction'] as const;
@@ -281,4 +307,6 @@ export interface ConversationAnalysis {
   step_scores?: StepScores;
   /** The conversation's world state (absent when the analyzer did not run). */
   world_state?: WorldState;
+  /** Goal text per segment, for the taxonomy and semantic search (not part of the analyze output). */
+  segment_goals?: SegmentGoal[];
 }

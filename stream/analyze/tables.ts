@@ -26,6 +26,7 @@ const PURE_TABLES: Readonly<Record<string, string>> = {
   hallucinations: 'hallucination_findings',
   'world-state': 'world_state',
   'step-scores': 'step_scores',
+  'segment-goals': 'segment_texts',
 };
 
 export const FRAMEWORK_ANALYZERS: readonly FrameworkAnalyzer[] = [

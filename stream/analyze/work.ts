@@ -189,6 +189,16 @@ function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version:
       };
     }),
     segments: a.segments.map((g, i) => ({ ...base, item_key: g.segment_id, analyzer_version: versionOf('segments'), segment_index: i, start_index: g.start_index, end_index: g.end_index })),
+    'segment-goals': (a.segment_goals ?? []).map((g, i) => ({
+      ...base,
+      item_key: g.segment_id,
+      analyzer_version: versionOf('segment-goals'),
+      segment_index: i,
+      goal: g.goal,
+      text: g.text,
+      text_hash: g.text_hash,
+      last_ts: tsOf(a.segments[i]?.end_index ?? null),
+    })),
     emotions: a.emotions.map((e) => ({
       ...base,
       item_key: `${e.message_index}:${e.signal}`,

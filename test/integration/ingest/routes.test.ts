@@ -242,7 +242,7 @@ test('direct ingest: standard, channel and tool_call events mixed; per-event res
     '5: role must be one of user, assistant, system',
     '6: either message or content is required',
     '7: message is required',
-    '8: timestamp must be an ISO 8601 date-time',
+    '8: timestamp must be an ISO 8601 date-time between 1900-01-01 and 2299-12-31',
     '9: content[0].type must be one of text, thinking, tool_use, tool_result, image',
     '10: event must be an object',
   ]);

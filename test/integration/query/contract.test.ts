@@ -67,6 +67,15 @@ const LIMITS: [string, string, Check, unknown][] = [
   ['search limit 1..50: 51 clamps to 50', '/search?q=message&limit=51', (b) => b.pagination.limit, 50],
   ['search limit 1..50: 0 clamps to 1', '/search?q=message&limit=0', (b) => [b.pagination.limit, b.pagination.returned, b.pagination.has_more], [1, 1, true]],
   ['search q 200 characters accepted', `/search?q=${'a'.repeat(200)}`, (b) => b.hits.length, 0],
+  ['cluster conversations limit default 10', '/clusters/n1/conversations', (b) => b.pagination.limit, 10],
+  ['cluster conversations limit 1..100: 0 clamps to 1', '/clusters/n1/conversations?limit=0', (b) => b.pagination.limit, 1],
+  ['cluster conversations limit 1..100: 101 clamps to 100', '/clusters/n1/conversations?limit=101', (b) => b.pagination.limit, 100],
+  ['cluster conversations offset 0..10,000: 10001 clamps', '/clusters/n1/conversations?offset=10001', (b) => b.pagination.offset, 10000],
+  ['unknown cluster node: 200 with cluster null', '/clusters/n1/conversations', (b) => [b.cluster, b.conversations.length], [null, 0]],
+  ['no taxonomy yet: cluster_run null', '/clusters?time_range=7d', (b) => [b.cluster_run, b.clusters.length, b.breadcrumb.length], [null, 0, 0]],
+  ['task-cluster search q 2 characters accepted', '/task-clusters/search?q=ab', (b) => [b.clusterRunId, b.matches.length], [null, 0]],
+  ['task-cluster search q 200 characters accepted', `/task-clusters/search?q=${'a'.repeat(200)}&limit=51`, (b) => b.matches.length, 0],
+  ['task-cluster search node_id makes q optional', '/task-clusters/search?node_id=x', (b) => b.query, ''],
 ];
 for (const [name, path, check, expected] of LIMITS) {
   test(`limit: ${name}`, async () => {
@@ -123,6 +132,14 @@ const BAD: [string, RegExp][] = [
   ['/search?q=x&mode=fuzzy', /mode must be one of: keyword, semantic, hybrid/],
   ['/search?q=x&limit=-3', /limit must be a non-negative integer/],
   [`/search?q=${'a'.repeat(201)}`, /q must NOT have more than 200 characters/],
+  ['/clusters?time_range=2d', /time_range must be one of/],
+  ['/clusters/n1/conversations?limit=-1', /limit must be a non-negative integer/],
+  ['/clusters/n1/conversations?offset=1.5', /offset must be an integer/],
+  ['/task-clusters/search', /q is required unless node_id is given/],
+  ['/task-clusters/search?q=a', /q must NOT have fewer than 2 characters/],
+  [`/task-clusters/search?q=${'a'.repeat(201)}`, /q must NOT have more than 200 characters/],
+  ['/task-clusters/search?q=ab&mode=keyword', /mode must be one of: fuzzy, semantic, hybrid/],
+  ['/task-clusters/search?q=ab&limit=-2', /limit must be a non-negative integer/],
 ];
 for (const [path, message] of BAD) {
   test(`400: GET ${path.slice(0, 70)}`, async () => {

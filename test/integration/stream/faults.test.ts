@@ -12,21 +12,26 @@ let ts: TestSystem;
 let stream: RoleHandle | undefined;
 let failUntil = 0;
 let failCalls = 0;
+let insertDelayMs = 0;
+const refusedIds = new Set<string>();
+const insertedEventRows: string[] = [];
 
-// fault seam: transient errors while `failUntil` is in the future; a permanent error for rows marked bad
+// fault seam: transient errors while `failUntil` is in the future; a permanent error for a batch holding a refused event
 const wrapInsert = (insert: InsertFn): InsertFn => async (table, rows, settings) => {
+  if (insertDelayMs) await new Promise((r) => setTimeout(r, insertDelayMs));
   if (Date.now() < failUntil) {
     failCalls++;
     throw Object.assign(new Error('injected: connection reset'), { code: 'ECONNRESET' });
   }
-  if (rows.some((r) => String((r as { conversation_id?: string }).conversation_id).startsWith('bad-'))) {
-    throw Object.assign(new Error('injected: cannot parse input'), { code: '27' });
+  if (rows.some((r) => refusedIds.has(String((r as { event_id?: string }).event_id)))) {
+    throw Object.assign(new Error('injected: Cannot parse escape sequence'), { code: '25' });
   }
-  return insert(table, rows, settings);
+  await insert(table, rows, settings);
+  if (table === 'events') for (const r of rows) insertedEventRows.push(String((r as { event_id: string }).event_id));
 };
 
 test.before(async () => {
-  ts = await startTestSystem({ roles: ['query'], env: { STREAM_MAX_DELIVER: '3', SINK_FLUSH_INTERVAL_MS: '100' } });
+  ts = await startTestSystem({ roles: ['query'], env: { STREAM_MAX_DELIVER: '3', SINK_FLUSH_INTERVAL_MS: '100', STREAM_ACK_WAIT_MS: '1000' } });
   stream = await startStream(ts.system.rt, {
     wrapInsert,
     wrapDecoder: (d) => ({
@@ -68,20 +73,39 @@ test('a poison message is dead-lettered while every other message of its batch i
   assert.is(ts.system.rt.metrics.value('stream_dead_letters_total', { consumer: 'store', reason: 'poison' }), 2);
 });
 
-test('a permanent insert error dead-letters only the message at fault', async () => {
+test('a store refusal dead-letters only the event at fault, alone, with the reason; its neighbours are stored once', async () => {
   const { js } = ts.system.rt.bus;
-  const before = (await counts(ts.system.rt.store)).events;
+  const before = await counts(ts.system.rt.store);
   const before_dlq = (await dlq()).length;
+  const mixed = conversationEvents('mix-1', 2);
+  const poisoned = mixed[1]!;
+  refusedIds.add(poisoned.event_id);
+  insertedEventRows.length = 0;
   await Promise.all([
     publishBatch(js, batchOf(conversationEvents('r-1', 1))),
-    publishBatch(js, batchOf(conversationEvents('bad-1', 1))),
+    publishBatch(js, batchOf(mixed)),
     publishBatch(js, batchOf(conversationEvents('r-2', 1))),
   ]);
-  const ok = await eventually(async () => (await counts(ts.system.rt.store)).events === before + 8);
-  assert.ok(ok);
   const dead = await eventually(async () => ((await dlq()).length === before_dlq + 1 ? await dlq() : undefined));
-  assert.is(dead!.at(-1)!.reason, 'rejected');
-  assert.match(dead!.at(-1)!.error, /cannot parse input/);
+  assert.ok(dead, 'one dead letter');
+  const d = dead!.at(-1)!;
+  assert.is(d.reason, 'rejected');
+  assert.is(d.eventId, poisoned.event_id);
+  assert.match(d.error, /Cannot parse escape sequence/);
+  const letter = JSON.parse(Buffer.from(d.data).toString('utf8'));
+  assert.equal(letter.events.map((e: { event_id: string }) => e.event_id), [poisoned.event_id], 'the dead letter holds that event alone');
+  const c = await eventually(async () => {
+    const c = await counts(ts.system.rt.store);
+    return c.events === before.events + 4 + 7 + 4 ? c : undefined;
+  });
+  assert.ok(c, 'every other event stored');
+  assert.is(c!.eventsRaw, before.eventsRaw + 15, 'no event row twice');
+  assert.is(new Set(insertedEventRows).size, insertedEventRows.length, 'bisection inserted no row twice');
+  assert.ok(!insertedEventRows.includes(poisoned.event_id));
+  const [row] = await ts.system.rt.store.query<{ n: string }>('SELECT count() AS n FROM {{db}}.events FINAL WHERE event_id = {e:String}', { e: poisoned.event_id });
+  assert.is(row!.n, '0', 'nothing of the refused event stored');
+  assert.is(ts.system.rt.metrics.value('stream_dead_letters_total', { consumer: 'store', reason: 'rejected' }), 1);
+  refusedIds.clear();
 });
 
 test('a message failing on every delivery goes to the DLQ after maxDeliver deliveries', async () => {
@@ -135,6 +159,27 @@ test('the same batch republished (after a publish timeout) is stored once', asyn
   const c = await counts(ts.system.rt.store);
   assert.is(c.events, before.events + 2);
   assert.is(c.messages, before.messages + 2);
+});
+
+test('an insert lasting several ack waits: held messages send heartbeats, nothing is redelivered or stored twice', async () => {
+  const { js } = ts.system.rt.bus;
+  const before = await counts(ts.system.rt.store);
+  const redelivered = ts.system.rt.metrics.value('stream_redeliveries_total', { consumer: 'store' });
+  insertDelayMs = 2500; // each of the 3 table inserts: 7.5 s in all, with an ack wait of 1 s
+  try {
+    await publishBatch(js, batchOf(conversationEvents('slow-1', 2)));
+    const c = await eventually(async () => {
+      const c = await counts(ts.system.rt.store);
+      return c.events === before.events + 8 && c.toolCalls === before.toolCalls + 2 ? c : undefined;
+    }, { timeoutMs: 30_000 });
+    assert.ok(c, 'stored');
+    assert.is(c!.eventsRaw, before.eventsRaw + 8);
+  } finally {
+    insertDelayMs = 0;
+  }
+  assert.is(ts.system.rt.metrics.value('stream_redeliveries_total', { consumer: 'store' }), redelivered, 'no redelivery while the insert ran');
+  const info = await ts.system.rt.bus.jsm.consumers.info('INGEST', 'store');
+  assert.is(info.num_redelivered, 0);
 });
 
 test.run();

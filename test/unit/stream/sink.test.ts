@@ -1,66 +1,165 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createSink, dedupToken, type SinkEntry } from '../../../stream/sink.js';
+import { createSink, dedupToken, type InsertFn, type SinkEntry } from '../../../stream/sink.js';
+import { MAX_PARTITIONS_PER_INSERT } from '../../../stream/sink-units.js';
 import { streamMetrics } from '../../../stream/metrics.js';
 import { createMetrics } from '../../../core/metrics.js';
 import { createLogger } from '../../../core/log.js';
 import { effectClass } from '../../../stream/effect-class.js';
-import { decodeMessage } from '../../../stream/batch.js';
+import { decodeMessage, splitMessage } from '../../../stream/batch.js';
+import { MAX_INPUT_CHARS } from '../../../stream/analyses/snapshot.js';
 
 const log = createLogger('silent');
-function entry(id: string, rows: number, log2: string[]): SinkEntry {
+const metrics = () => streamMetrics(createMetrics());
+const transientErr = () => Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
+const refusedErr = () => Object.assign(new Error('Cannot parse input'), { code: '27' });
+
+/** A message of `ids.length` events; each event has an events row and a messages row. */
+function entry(id: string, ids: string[], log2: string[], opts: { splittable?: boolean } = {}): SinkEntry {
+  const rowsOf = (e: string) => ({ events: [{ event_id: e }], messages: [{ event_id: e, message_id: `m-${e}` }] });
   return {
     id,
-    rows: { events: Array.from({ length: rows }, (_, i) => ({ event_id: `${id}-${i}` })) },
-    rowCount: rows,
-    bytes: rows * 10,
+    rows: { events: ids.map((e) => rowsOf(e).events[0]!), messages: ids.map((e) => rowsOf(e).messages[0]!) },
+    rowCount: ids.length * 2,
+    bytes: ids.length * 20,
     receivedAtMs: Date.now(),
     conversations: [],
-    done: async () => void log2.push(`ack ${id}`),
+    split: () =>
+      opts.splittable === false
+        ? undefined
+        : { tenant: 't', source: 'ingest', requestId: 'r', events: ids.map((e, index) => ({ index, eventId: e, rows: rowsOf(e), json: JSON.stringify({ event_id: e }) })) },
+    done: async (refused) => {
+      log2.push(`ack ${id}${refused.length ? ` refused ${refused.map((r) => r.eventId).join(',')}` : ''}`);
+      return true;
+    },
     retry: () => void log2.push(`nak ${id}`),
     reject: async () => void log2.push(`dlq ${id}`),
     working: () => {},
   };
 }
 
-test('flushes by rows with one insert per table and a token from the sorted message ids; acks after insert', async () => {
+/** An insert that records every row it stores, refuses rows whose event id starts with `bad`, fails while `down()`. */
+function fakeStore(down: () => boolean = () => false, badTable?: string) {
+  const stored: Array<{ table: string; id: string }> = [];
   const calls: Array<{ table: string; n: number; token: unknown }> = [];
+  const insert: InsertFn = async (table, rows, s) => {
+    calls.push({ table, n: rows.length, token: s?.insert_deduplication_token });
+    if (down()) throw transientErr();
+    if ((!badTable || badTable === table) && rows.some((r) => String((r as { event_id: string }).event_id).startsWith('bad'))) throw refusedErr();
+    for (const r of rows) stored.push({ table, id: String((r as { event_id: string }).event_id) });
+  };
+  return { insert, stored, calls };
+}
+
+const sinkOf = (insert: InsertFn, over: Partial<Parameters<typeof createSink>[0]> = {}) =>
+  createSink({ insert, maxBatchRows: 1000, maxBatchBytes: 1e9, flushIntervalMs: 10_000, retryDeadlineMs: 300, metrics: metrics(), log, ...over });
+
+test('flushes by rows with one insert per table and a token from the sorted message ids; acks after insert', async () => {
+  const store = fakeStore();
   const events: string[] = [];
-  const sink = createSink({
-    insert: async (table, rows, s) => void calls.push({ table, n: rows.length, token: s?.insert_deduplication_token }),
-    maxBatchRows: 5, maxBatchBytes: 1e9, flushIntervalMs: 10_000, retryDeadlineMs: 1000, metrics: streamMetrics(createMetrics()), log,
-  });
-  sink.add(entry('b', 3, events));
-  assert.is(calls.length, 0);
-  sink.add(entry('a', 3, events));
+  const sink = sinkOf(store.insert, { maxBatchRows: 10 });
+  sink.add(entry('b', ['b1', 'b2', 'b3'], events));
+  assert.is(store.calls.length, 0);
+  sink.add(entry('a', ['a1', 'a2'], events));
   await sink.flush();
-  assert.equal(calls, [{ table: 'events', n: 6, token: dedupToken('events', ['a', 'b']) }]);
+  assert.equal(store.calls, [
+    { table: 'events', n: 5, token: dedupToken('events', ['a', 'b']) },
+    { table: 'messages', n: 5, token: dedupToken('messages', ['a', 'b']) },
+  ]);
   assert.equal(events, ['ack b', 'ack a']);
   assert.is(dedupToken('events', ['a', 'b']), dedupToken('events', ['b', 'a']));
   assert.is.not(dedupToken('events', ['a', 'b']), dedupToken('messages', ['a', 'b']));
 });
 
-test('a permanent error isolates the message at fault; a transient one past the deadline naks all', async () => {
+test('a refused batch is bisected down to the event at fault: only it is refused, its neighbours and the other messages stored once', async () => {
+  const store = fakeStore();
   const events: string[] = [];
-  let transient = false;
-  const sink = createSink({
-    insert: async (_t, rows) => {
-      if (transient) throw Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
-      if (rows.some((r) => String((r as { event_id: string }).event_id).startsWith('bad'))) throw Object.assign(new Error('bad row'), { code: '27' });
-    },
-    maxBatchRows: 1000, maxBatchBytes: 1e9, flushIntervalMs: 5, retryDeadlineMs: 300, metrics: streamMetrics(createMetrics()), log,
-  });
-  sink.add(entry('ok1', 1, events));
-  sink.add(entry('bad', 1, events));
-  sink.add(entry('ok2', 1, events));
+  const sink = sinkOf(store.insert);
+  sink.add(entry('m1', ['a', 'b'], events));
+  sink.add(entry('m2', ['c', 'bad-d', 'e', 'f'], events));
+  sink.add(entry('m3', ['g'], events));
   await sink.flush();
-  assert.equal(events.sort(), ['ack ok1', 'ack ok2', 'dlq bad']);
-  events.length = 0;
-  transient = true;
-  sink.add(entry('x', 1, events));
-  sink.add(entry('y', 1, events));
-  await sink.close();
+  assert.equal(events, ['ack m1', 'ack m2 refused bad-d', 'ack m3']);
+  for (const table of ['events', 'messages']) {
+    const ids = store.stored.filter((s) => s.table === table).map((s) => s.id).sort();
+    assert.equal(ids, ['a', 'b', 'c', 'e', 'f', 'g'], `${table}: every good row exactly once`);
+  }
+});
+
+test('a one-event message refused is dead-lettered as that event; a message that no longer splits is rejected whole', async () => {
+  const store = fakeStore();
+  const events: string[] = [];
+  const sink = sinkOf(store.insert);
+  sink.add(entry('one', ['bad-1'], events));
+  sink.add(entry('ok', ['x'], events));
+  sink.add(entry('opaque', ['bad-2', 'y'], events, { splittable: false }));
+  await sink.flush();
+  assert.equal(events.sort(), ['ack ok', 'ack one refused bad-1', 'dlq opaque']);
+});
+
+test('a table refused after an earlier table was stored: the refused event stays out of the later tables', async () => {
+  const store = fakeStore(() => false, 'messages');
+  const events: string[] = [];
+  const sink = sinkOf(store.insert);
+  sink.add(entry('m', ['a', 'bad-b', 'c'], events));
+  await sink.flush();
+  assert.equal(events, ['ack m refused bad-b']);
+  assert.equal(store.stored.filter((s) => s.table === 'messages').map((s) => s.id).sort(), ['a', 'c']);
+  // the events table took the whole message before the refusal: stored once, not again per event
+  assert.equal(store.stored.filter((s) => s.table === 'events').map((s) => s.id).sort(), ['a', 'bad-b', 'c']);
+});
+
+test('a transient failure past the deadline naks all; the redelivery inserts only the tables not yet in (no physical duplicate)', async () => {
+  let down = false;
+  const failTable = { messages: true };
+  const stored: Array<{ table: string; id: string }> = [];
+  const insert: InsertFn = async (table, rows) => {
+    if (down && table in failTable) throw transientErr();
+    for (const r of rows) stored.push({ table, id: String((r as { event_id: string }).event_id) });
+  };
+  const events: string[] = [];
+  const sink = sinkOf(insert);
+  down = true;
+  sink.add(entry('x', ['x1'], events));
+  sink.add(entry('y', ['y1'], events));
+  await sink.flush();
   assert.equal(events, ['nak x', 'nak y']);
+  down = false;
+  // redelivered, in another batch composition
+  sink.add(entry('z', ['z1'], events));
+  sink.add(entry('y', ['y1'], events));
+  sink.add(entry('x', ['x1'], events));
+  await sink.close();
+  assert.equal(events.slice(2), ['ack z', 'ack y', 'ack x']);
+  const count = (table: string) => stored.filter((s) => s.table === table).map((s) => s.id).sort();
+  assert.equal(count('events'), ['x1', 'y1', 'z1']);
+  assert.equal(count('messages'), ['x1', 'y1', 'z1']);
+});
+
+test('the same message twice in one batch (a redelivery racing the first delivery) is inserted once and both deliveries complete', async () => {
+  const store = fakeStore();
+  const events: string[] = [];
+  const sink = sinkOf(store.insert);
+  sink.add(entry('m', ['a', 'b'], events));
+  sink.add(entry('m', ['a', 'b'], events));
+  await sink.flush();
+  assert.equal(events, ['ack m', 'ack m']);
+  assert.equal(store.stored.filter((s) => s.table === 'events').map((s) => s.id), ['a', 'b']);
+});
+
+test('rows spanning more months than one insert may touch are inserted in chunks with their own tokens', async () => {
+  const calls: Array<{ n: number; token: unknown; months: number }> = [];
+  const insert: InsertFn = async (_t, rows, s) =>
+    void calls.push({ n: rows.length, token: s?.insert_deduplication_token, months: new Set(rows.map((r) => String((r as { event_time: string }).event_time).slice(0, 7))).size });
+  const rows = Array.from({ length: 150 }, (_, i) => ({ event_id: `e${i}`, event_time: new Date(Date.UTC(2000, i, 1)).toISOString() }));
+  const sink = sinkOf(insert);
+  sink.add({ ...entry('long', [], []), rows: { events: rows }, rowCount: 150 });
+  await sink.flush();
+  const token = dedupToken('events', ['long']);
+  assert.equal(calls, [
+    { n: 100, token: `${token}.0`, months: MAX_PARTITIONS_PER_INSERT },
+    { n: 50, token: `${token}.1`, months: 50 },
+  ]);
 });
 
 test('effect classes by tool name and shell command', () => {
@@ -83,6 +182,24 @@ test('decodeMessage: poison reasons, defaults for optional fields', () => {
   assert.equal(row.attributes, { n: '1', o: '{"a":1}' });
   assert.is(row.conversation_id, '');
   assert.is(row.success, -1);
+});
+
+test('decodeMessage: a row cap never cuts a surrogate pair in half (the store would refuse the row)', () => {
+  const input = `${'a'.repeat(MAX_INPUT_CHARS - 1)}\u{1F600}tail`;
+  const event = {
+    event_id: 'e', tenant_id: 't', type: 'message', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', conversation_id: 'c',
+    message: { message_id: 'm', role: 'assistant', content: 'x', content_blocks: [{ type: 'tool_use', tool_name: 'Write', tool_use_id: 'u1', input }], format: 'standard' },
+  };
+  const ok = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: [event] }));
+  assert.is(ok.kind, 'ok');
+  const call = JSON.parse((ok as any).output.rows.messages[0].tool_calls)[0];
+  assert.is(call.input.length, MAX_INPUT_CHARS - 1, 'cut before the pair');
+  assert.ok(call.input.isWellFormed(), 'well-formed');
+  assert.is(call.input.at(-1), 'a');
+  const split = splitMessage(JSON.stringify({ v: 1, tenant_id: 't', source: 'ingest', request_id: 'r', events: [event, { ...event, event_id: 'e2' }] }));
+  assert.ok(!('kind' in split));
+  assert.equal((split as any).events.map((e: any) => [e.index, e.eventId, JSON.parse(e.rows.messages[0].tool_calls)[0].input.at(-1)]), [[0, 'e', 'a'], [1, 'e2', 'a']]);
+  assert.is(JSON.parse((split as any).events[1].json).event_id, 'e2');
 });
 
 test.run();
