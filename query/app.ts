@@ -19,6 +19,8 @@ import { mountToolFailures } from './routes/tool-failures.js';
 import { mountSignals } from './routes/signals.js';
 import { mountSearch } from './routes/search.js';
 import { mountFeedback } from './routes/feedback.js';
+import { mountStepScores } from './routes/step-scores.js';
+import { mountWorldState } from './routes/world-state.js';
 import { mountClusters } from './routes/clusters.js';
 import { createClustersRepo } from './repo/clusters.js';
 
@@ -75,6 +77,8 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   mountSearch(router, routeDeps, clusters);
   mountClusters(router, routeDeps, clusters);
   mountFeedback(router, routeDeps);
+  mountStepScores(router, routeDeps);
+  mountWorldState(router, routeDeps);
   defineRoute(router, deps.keys, whoami, async ({ principal }) => ({ tenant: principal.tenant, role: principal.role, scopes: principal.scopes }));
   const document = buildOpenApi(ENDPOINTS, '1.0.0');
   defineRoute(router, deps.keys, openapiDocument, async () => document);

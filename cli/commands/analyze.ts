@@ -15,8 +15,10 @@ export const analyzeCommand: Command = {
   usage: `Usage: tracehouse analyze [FILE|DIR|-] [--format direct|claude-code|openai-chat|console] [--quiet]
 
 Runs the same analyses the stream role runs on every conversation — summary, segments, emotion
-signals, tool calls with failure categories, laziness, hallucination checks — on files, with no
-server and no data directory. All input is one workspace (failure categories are mined across it).
+signals, tool calls with failure categories, laziness, hallucination checks, world state, step
+scores — on files, with no server and no data directory. All input is one workspace (failure
+categories are mined across it); conversations of one user (user_id) run in time order, each
+warm-started with the durable facts of the earlier ones (user memory).
 
   --format direct        (default) JSON lines, each a direct-ingest event in the standard form of
                          POST /v1/ingest: conversation_id, role, message or content blocks
@@ -29,8 +31,10 @@ server and no data directory. All input is one workspace (failure categories are
 FILE "-" or no FILE reads standard input. Output on stdout: one JSON line per conversation, in
 first-seen order:
   {conversation_id, summary, segments[], emotions[], tool_calls[], laziness[], hallucinations[],
-   hallucination_stats}
-with zero-based message indexes in input order. With at least 50 segments in the input, the input
+   hallucination_stats, world_state, step_scores}
+where world_state and step_scores have the shapes of GET /conversations/:id/world-state and
+GET /conversations/:id/step-scores (without conversation_id and without their limits), and
+message indexes are zero-based in input order. With at least 50 segments in the input, the input
 builds its own use-case taxonomy and every segment carries
   cluster: {node_id, label, category_id, category_label, similarity} (null when held aside). Totals and any refused input line go to stderr.
 Exit code 1 when an input line was refused or an analyzer failed (the output is still written).`,

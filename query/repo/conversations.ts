@@ -1,4 +1,5 @@
 import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { FRUSTRATION_MIN, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM } from '../../schemas/outcome.js';
 import { isoTimestamp } from '../time.js';
 
 export interface ConversationFilter {
@@ -7,6 +8,10 @@ export interface ConversationFilter {
   userId: string;
   sinceMs: number;
   search: string;
+  /** `any`, `positive` or `negative` (schemas/outcome.ts). */
+  outcome?: string;
+  /** Lower-cased terms that must all occur in the world-state search text; empty: no filter. */
+  worldStateTerms?: string[];
   /** A taxonomy node (leaf or category) of the run `clusterRun`; '' for no cluster filter. */
   clusterId?: string;
   clusterRun?: string;
@@ -39,9 +44,18 @@ const filterParams = (f: ConversationFilter) => ({
   user_id: f.userId,
   since_ms: f.sinceMs,
   search: f.search,
+  outcome: f.outcome ?? 'any',
+  negative_below: OUTCOME_NEGATIVE_BELOW,
+  positive_from: OUTCOME_POSITIVE_FROM,
+  frustration_min: FRUSTRATION_MIN,
+  world_state_terms: f.worldStateTerms ?? [],
   cluster_id: f.clusterId ?? '',
   cluster_run: f.clusterRun ?? '',
 });
+
+/** spec/data-api.md `world_state`: comma-separated terms, ANDed, matched case-insensitively; blank terms are ignored. */
+export const worldStateTerms = (text: string | undefined): string[] =>
+  (text ?? '').split(',').map((t) => t.trim().toLowerCase()).filter(Boolean);
 
 /**
  * Typed reads behind GET /conversations: one page with the exact total in one statement; a page

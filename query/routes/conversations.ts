@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { RequestState } from '../../core/http.js';
 import type { Infer } from '../../schemas/api/infer.js';
 import { conversationContext, listConversations } from '../../schemas/api/conversations.js';
-import { createConversationsRepo } from '../repo/conversations.js';
+import { createConversationsRepo, worldStateTerms } from '../repo/conversations.js';
 import { createContextRepo } from '../repo/context.js';
 import type { ClustersRepo } from '../repo/clusters.js';
 import { hybridPage, withClusters } from './conversation-search.js';
@@ -16,14 +16,6 @@ type ListResponse = Infer<(typeof listConversations)['response']>;
 type ContextQuery = Infer<(typeof conversationContext)['query']>;
 type ContextResponse = Infer<(typeof conversationContext)['response']>;
 
-/**
- * Filters that need analyses not built yet (world state, step scores, frustration) are validated
- * now; no conversation carries such data yet, so an active one matches nothing.
- */
-function needsMissingAnalysis(q: ListQuery): boolean {
-  return q.world_state !== undefined || q.outcome !== 'any';
-}
-
 /** spec: hybrid runs only when `search` is the sole filter. */
 const searchOnly = (q: ListQuery) =>
   q.search !== undefined && q.search.trim() !== '' && q.cluster_id === undefined && q.user_id === undefined && q.time_range === 'all' && q.environment === 'all' && q.world_state === undefined && q.outcome === 'any';
@@ -33,9 +25,6 @@ export function mountConversations(router: Router<RequestState>, deps: RouteDeps
   const context = createContextRepo(deps.store);
 
   defineRoute<ListQuery>(router, deps.keys, listConversations, async ({ principal, query: q }): Promise<ListResponse> => {
-    if (needsMissingAnalysis(q)) {
-      return { conversations: [], search_mode: 'keyword', pagination: offsetPage(q.limit, q.offset, 0) };
-    }
     if (searchOnly(q)) {
       const hybrid = await hybridPage(deps.store, clusters, conversations, principal.tenant, q.search!, q.limit, q.offset);
       if (hybrid) return { conversations: await withClusters(clusters, principal.tenant, hybrid.rows), search_mode: 'hybrid', pagination: offsetPage(q.limit, q.offset, hybrid.total) };
@@ -50,6 +39,8 @@ export function mountConversations(router: Router<RequestState>, deps: RouteDeps
         userId: q.user_id ?? '',
         sinceMs: timeRangeStartMs(q.time_range, deps.now()),
         search: q.search ?? '',
+        outcome: q.outcome,
+        worldStateTerms: worldStateTerms(q.world_state),
         clusterId: q.cluster_id ?? '',
         clusterRun: run?.id ?? '',
       },

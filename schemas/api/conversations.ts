@@ -1,3 +1,4 @@
+import { FRUSTRATION_MIN, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM } from '../outcome.js';
 import { defineEndpoint, environmentParam, offsetPagination, timeRangeParam, timestamp, X_CLAMP } from './common.js';
 
 /** spec/data-api.md "Conversation row (list)". */
@@ -33,13 +34,14 @@ export const listConversationsQuery = {
     world_state: {
       type: 'string',
       maxLength: 200,
-      description: 'Keyword match on world-state content, comma-separated terms ANDed, max 200 characters. World state is not built yet, so any value matches no conversation.',
+      description:
+        'Case-insensitive keyword match on world-state content: every comma-separated term must occur (as a substring) in a slot key or value the conversation held in a segment, or in a durable slot carried in. Free text, not key=value; blank terms are ignored; max 200 characters.',
     },
     outcome: {
       type: 'string',
       enum: ['any', 'positive', 'negative'],
       default: 'any',
-      description: '`positive` (high blended segment score and no frustration) and `negative` (low blended score or a frustration detection) are answered once step scores exist; until then both return an empty list.',
+      description: `\`positive\`: the blended step score (rollup) is at least ${OUTCOME_POSITIVE_FROM} and no frustration detection scores ${FRUSTRATION_MIN} or more; \`negative\`: the blended score is below ${OUTCOME_NEGATIVE_BELOW} or such a frustration detection exists. Conversations not scored yet are neither.`,
     },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, [X_CLAMP]: 'non_negative', description: '1–100, default 20; clamped.' },
     offset: { type: 'integer', minimum: 0, maximum: 10000, default: 0, [X_CLAMP]: 'non_negative', description: '0–10,000, default 0; clamped.' },

@@ -8,6 +8,8 @@ import { submitFeedback } from './feedback.js';
 import { openapiDocument, overview, whoami } from './overview.js';
 import { searchMessages } from './search.js';
 import { toolFailureDetail, toolFailureOverview } from './tool-failures.js';
+import { conversationStepScores } from './step-scores.js';
+import { conversationWorldState, worldStateReplay, worldStateSnapshot } from './world-state.js';
 
 export const ENDPOINTS: readonly EndpointSpec[] = [
   listConversations,
@@ -24,6 +26,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   searchTaskClusters,
   whoami,
   openapiDocument,
+  conversationStepScores,
+  conversationWorldState,
+  worldStateReplay,
+  worldStateSnapshot,
 ];
 
 export * from './common.js';
@@ -35,4 +41,6 @@ export * from './feedback.js';
 export * from './overview.js';
 export * from './search.js';
 export * from './tool-failures.js';
+export * from './step-scores.js';
+export * from './world-state.js';
 export type { Infer } from './infer.js';

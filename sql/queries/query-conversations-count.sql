@@ -19,3 +19,25 @@ WHERE tenant_id = {tenant:String}
           AND hasAllTokens(lowerUTF8(content), tokens(lowerUTF8({search:String}), 'splitByNonAlpha'))
     )
   )
+  -- outcome (schemas/outcome.ts): negative = blended step score below the threshold or a
+  -- frustration detection; positive = blended score at or above its threshold and no frustration
+  AND (
+    {outcome:String} = 'any'
+    OR ({outcome:String} = 'negative' AND (
+        conversation_id IN (SELECT conversation_id FROM {{db}}.step_scores FINAL WHERE tenant_id = {tenant:String} AND item_key = 'rollup' AND blended_score < {negative_below:Float64})
+        OR conversation_id IN (SELECT conversation_id FROM {{db}}.emotion_detections FINAL WHERE tenant_id = {tenant:String} AND family = 'frustration' AND score >= {frustration_min:Float64})
+    ))
+    OR ({outcome:String} = 'positive'
+        AND conversation_id IN (SELECT conversation_id FROM {{db}}.step_scores FINAL WHERE tenant_id = {tenant:String} AND item_key = 'rollup' AND blended_score >= {positive_from:Float64})
+        AND conversation_id NOT IN (SELECT conversation_id FROM {{db}}.emotion_detections FINAL WHERE tenant_id = {tenant:String} AND family = 'frustration' AND score >= {frustration_min:Float64})
+    )
+  )
+  -- world_state: every term (lower-cased) within the world-state search text (segment slots and carried-in durable slots)
+  AND (
+    empty({world_state_terms:Array(String)})
+    OR conversation_id IN (
+        SELECT conversation_id FROM {{db}}.world_state FINAL
+        WHERE tenant_id = {tenant:String} AND item_key = 'conversation'
+          AND arrayAll(t -> position(search_text, t) > 0, {world_state_terms:Array(String)})
+    )
+  )

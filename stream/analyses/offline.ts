@@ -3,14 +3,17 @@
  * workspace in, one result per conversation out, through exactly the analyzers the stream role
  * runs (pipeline.ts) on the snapshots the stream role would build (direct-input.ts). The whole input
  * is one workspace, so its failed calls are categorized against one registry, primed with all of
- * them first (the result then does not depend on the order of the conversations).
+ * them first (the result then does not depend on the order of the conversations). Conversations of
+ * one user are analyzed in time order with the user's memory carried from one to the next, as the
+ * stream role does; results keep the input's first-seen order.
  */
 import { snapshotsFromDirectEvents, type DirectInputProblem } from './direct-input.js';
 import { conversationFrustration } from './emotions.js';
 import { isLazyConversation } from './laziness.js';
 import { analyzeSnapshot, type AnalysisEnv } from './pipeline.js';
-import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
+import type { ConversationAnalysis, ConversationSnapshot, UserMemoryDocument } from './types.js';
 import { clusterSegments } from './taxonomy/offline.js';
+import { contributionOf, emptyMemory, mergeMemory } from './user-memory.js';
 
 export interface OfflineTotals {
   conversations: number;
@@ -44,12 +47,18 @@ export type WorkspaceEnv = (snapshots: readonly ConversationSnapshot[]) => Analy
 export function analyzeDirectEvents(events: readonly unknown[], opts: { workspace?: WorkspaceEnv; nowMs?: number } = {}): OfflineResult {
   const { snapshots, problems } = snapshotsFromDirectEvents(events, { nowMs: opts.nowMs });
   const env = opts.workspace ? opts.workspace(snapshots) : {};
-  const results: ConversationAnalysis[] = [];
+  const results: ConversationAnalysis[] = new Array(snapshots.length);
   const errors: OfflineResult['errors'] = [];
-  for (const s of snapshots) {
+  const memories = new Map<string, UserMemoryDocument>();
+  for (const i of userTimeOrder(snapshots)) {
+    const plain = snapshots[i]!;
+    const memory = plain.userId ? memories.get(plain.userId) ?? emptyMemory(plain.userId) : undefined;
+    const s = memory ? { ...plain, userMemory: memory } : plain;
     const { analysis, outcomes } = analyzeSnapshot(s, env);
     for (const o of outcomes) if (!o.ok) errors.push({ conversation_id: s.conversationId, analyzer: o.name, error: o.error ?? 'failed' });
-    results.push(analysis);
+    const profile = analysis.world_state?.userDurableProfile;
+    if (memory && profile) memories.set(plain.userId, mergeMemory(memory, s.conversationId, contributionOf(s.conversationId, profile.slots)));
+    results[i] = analysis;
   }
   // the workspace's own use-case taxonomy (segments gain `cluster` with ≥ 50 segments)
   const taxonomy = clusterSegments(results);
@@ -71,4 +80,12 @@ export function analyzeDirectEvents(events: readonly unknown[], opts: { workspac
     clusters: taxonomy ? taxonomy.nodes.filter((n) => n.node_type === 'cluster').length : 0,
   };
   return { results, problems, errors, totals };
+}
+
+/** Indexes of the snapshots with each user's conversations in time order (users apart, by id). */
+function userTimeOrder(snapshots: readonly ConversationSnapshot[]): number[] {
+  const start = (i: number) => snapshots[i]!.messages[0]?.ts ?? 0;
+  return snapshots
+    .map((_, i) => i)
+    .sort((a, b) => snapshots[a]!.userId.localeCompare(snapshots[b]!.userId) || start(a) - start(b) || a - b);
 }

@@ -9,9 +9,11 @@ import { HALLUCINATIONS_VERSION, detectHallucinations } from './hallucinations.j
 import { LAZINESS_VERSION, detectLaziness } from './laziness.js';
 import { SUMMARY_VERSION, summarize } from './summary.js';
 import { SEGMENTS_VERSION, segmentConversation } from './segments.js';
+import { STEP_SCORES_VERSION, scoreSteps } from './step-scores.js';
 import { SEGMENT_GOALS_VERSION, segmentGoals } from './segment-goals.js';
 import { CATEGORIES_VERSION, categorizeCalls, createCategoryRegistry, type CategoryRegistry } from './tool-failure-categories.js';
 import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
+import { WORLD_STATE_VERSION, buildWorldState } from './world-state.js';
 
 export interface AnalysisEnv {
   /** The workspace's failure categories (its registry of templates); default: a fresh one. */
@@ -78,6 +80,22 @@ export const STEPS: readonly Step[] = [
     version: EMOTIONS_VERSION,
     run(s, out) {
       out.emotions = detectEmotions(s, { hallucinations: out.hallucinations });
+    },
+  },
+  // world state before step scores (a segment's score names the thread it serves); step scores
+  // read the emotions and hallucinations, so they stay after them
+  {
+    name: 'world-state',
+    version: WORLD_STATE_VERSION,
+    run(s, out) {
+      out.world_state = buildWorldState(s, out.segments);
+    },
+  },
+  {
+    name: 'step-scores',
+    version: STEP_SCORES_VERSION,
+    run(s, out) {
+      out.step_scores = scoreSteps(s, out);
     },
   },
   {

@@ -6,6 +6,7 @@
  * Output field names are the wire names of `tracehouse analyze` and of the data API (snake_case).
  */
 import type { ContentBlock } from '../../schemas/events.js';
+import type { SlotProvenance, WorldState } from '../../schemas/world-state.js';
 import type { EffectClass } from '../effect-class.js';
 
 export type Role = 'user' | 'assistant' | 'system' | 'tool';
@@ -64,6 +65,29 @@ export interface ConversationSnapshot {
   environment: string;
   messages: readonly SnapshotMessage[];
   toolCalls: readonly SnapshotToolCall[];
+  /** The user's memory as it stood before this analysis (absent: none loaded). */
+  userMemory?: UserMemoryDocument;
+}
+
+/** One remembered value of a durable slot, with where it was stated (user-memory.ts). */
+export interface MemoryEntry {
+  /** null: the conversation cleared the slot. */
+  value: string | null;
+  conversationId: string;
+  msgIndex: number;
+  blockIndex: number;
+  source: SlotProvenance['source'];
+  tool?: string;
+  /** ms since the epoch of the message that stated it. */
+  at: number;
+}
+
+/** The compact per-user memory: per durable slot key, its latest values (newest first, one per conversation). */
+export interface UserMemoryDocument {
+  userId: string;
+  slots: Record<string, MemoryEntry[]>;
+  /** ms since the epoch of the newest entry (0 when empty). */
+  updatedAt: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -210,6 +234,66 @@ export interface HallucinationStats {
   unverified: number;
 }
 
+/** One unit of a segment: a tool call with its result, or an agent message (spec "Step-score segment"). */
+export interface StepScoreStep {
+  /** `call:<call key>` or `msg:<message index>`; stable as the conversation grows. */
+  unit_id: string;
+  message_index: number;
+  /** Position within the segment. */
+  unit_index: number;
+  /** `agent_message`, `tool_<effect class>` (`tool_read`, `tool_write`, …) or `handoff`. */
+  node_type: string;
+  /** Estimated chance the segment's goal is still on track after this unit, 0–1. */
+  progress_score: number;
+  /** Chance this unit is the first bad step of the segment, 0–1. */
+  first_bad_step_probability: number;
+  /** The main evidence against the unit, null when there is none beyond the per-step base rate. */
+  first_bad_step_reason: string | null;
+  /** The conversation's step graph. */
+  graph_id: string;
+  /** Position of the unit in the conversation's step graph. */
+  node_index: number;
+}
+
+export interface StepScoreSegment {
+  segment_id: string;
+  /** The world-state thread the segment serves. */
+  thread_id: string | null;
+  /** `open` for the conversation's last segment (it may still grow), else `closed`. */
+  segment_status_at_scoring: 'open' | 'closed';
+  segment_unit_count: number;
+  /** Hash of the ids of the segment's messages: changes when its membership changes. */
+  member_hash: string;
+  /** The scorer and its version. */
+  model_id: string;
+  /** The evidence families the scorer had: `structural`, plus `emotions` / `hallucinations` when present. */
+  feature_mode: string;
+  /** ISO time of the segment's last message. */
+  scored_at: string;
+  /** Set when the segment's final progress score is below 0.5. */
+  failure_type: { failure_type: string; score: number } | null;
+  steps: StepScoreStep[];
+}
+
+export interface StepScoreRollup {
+  blended_score: number;
+  segment_count: number;
+  weighted_segment_count: number;
+  total_weight: number;
+}
+
+/** The body of GET /conversations/:id/step-scores without `conversation_id`. */
+export interface StepScores {
+  segments: StepScoreSegment[];
+  /** null until some segment carries weight (has a unit). */
+  rollup: StepScoreRollup | null;
+  /** Legacy whole-trace fields: null (and `steps` empty) for traces scored at segment grain. */
+  model: null;
+  failure_type: null;
+  first_bad_step: null;
+  steps: [];
+}
+
 export interface ConversationAnalysis {
   conversation_id: string;
   summary: string;
@@ -219,6 +303,10 @@ export interface ConversationAnalysis {
   laziness: LazinessDetection[];
   hallucinations: HallucinationFinding[];
   hallucination_stats: HallucinationStats;
+  /** Step scores per segment and their rollup (absent when the analyzer did not run). */
+  step_scores?: StepScores;
+  /** The conversation's world state (absent when the analyzer did not run). */
+  world_state?: WorldState;
   /** Goal text per segment, for the taxonomy and semantic search (not part of the analyze output). */
   segment_goals?: SegmentGoal[];
 }

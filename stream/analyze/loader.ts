@@ -2,10 +2,12 @@
  * Loads ONE snapshot of every conversation of an analysis batch: its messages in order, the calls
  * telemetry recorded, its event and message aggregates, what each analyzer last wrote, and the
  * tool-failure rollup's last state — five primary-key reads for the whole batch (of any tenants),
- * whatever the number of analyzers. Conversations are read in chunks to bound one query's memory.
+ * whatever the number of analyzers — then the memory of the batch's users (a sixth, once their
+ * ids are known from the aggregates). Conversations are read in chunks to bound one query's memory.
  */
 import { TupleParam } from '@clickhouse/client';
 import { namedQuery, type Store } from '../../core/clickhouse.js';
+import type { MemoryRowIn } from './state-rows.js';
 import type { CallFact } from './tool-failures.js';
 import type { AggregateIn, CallRowIn, MessageRowIn, StateIn, WorkItem } from './work.js';
 
@@ -47,6 +49,7 @@ export async function loadWorkItems(store: Store, keys: readonly ConversationKey
     const m = group(messages);
     const c = group(calls);
     const a = new Map(aggregates.map((r) => [keyOf(r), r]));
+    const memories = await loadMemories(store, aggregates);
     const s = group(states);
     const t = group(toolState);
     for (const k of chunk) {
@@ -59,8 +62,18 @@ export async function loadWorkItems(store: Store, keys: readonly ConversationKey
         aggregate: a.get(id),
         state: s.get(id) ?? [],
         toolState: t.get(id) ?? [],
+        userMemory: memories.get(`${k.tenantId}\u0000${a.get(id)?.user_id ?? ''}`),
       });
     }
   }
   return items;
+}
+
+/** The stored memory of the users of a chunk, by `tenant \0 user` (users without an id have none). */
+async function loadMemories(store: Store, aggregates: ReadonlyArray<{ tenant_id: string; user_id: string }>): Promise<Map<string, string>> {
+  const users = new Map<string, [string, string]>();
+  for (const r of aggregates) if (r.user_id) users.set(`${r.tenant_id}\u0000${r.user_id}`, [r.tenant_id, r.user_id]);
+  if (users.size === 0) return new Map();
+  const rows = await store.query<MemoryRowIn & { tenant_id: string; user_id: string }>(namedQuery('stream-analysis-user-memory'), { users: [...users.values()].map((u) => new TupleParam(u)) });
+  return new Map(rows.map((r) => [`${r.tenant_id}\u0000${r.user_id}`, r.doc]));
 }

@@ -5,6 +5,7 @@
  * failed and retried on its own; a version change recomputes every conversation (backfill.ts).
  */
 import { ANALYZERS } from '../analyses/pipeline.js';
+import { USER_MEMORY_VERSION } from '../analyses/user-memory.js';
 
 export interface FrameworkAnalyzer {
   name: string;
@@ -23,6 +24,8 @@ const PURE_TABLES: Readonly<Record<string, string>> = {
   emotions: 'emotion_detections',
   laziness: 'laziness_detections',
   hallucinations: 'hallucination_findings',
+  'world-state': 'world_state',
+  'step-scores': 'step_scores',
   'segment-goals': 'segment_texts',
 };
 
@@ -34,6 +37,8 @@ export const FRAMEWORK_ANALYZERS: readonly FrameworkAnalyzer[] = [
   }),
   // the conversation's headline signals (frustrated / at risk, laziness, claim counts) from the analyses
   { name: 'signals', version: 1, table: 'conversation_signals', needs: ['emotions', 'laziness', 'hallucinations'] },
+  // the memory of each user of the batch, from the durable slots of their conversations (work.ts)
+  { name: 'user-memory', version: USER_MEMORY_VERSION, table: 'user_memory', needs: ['world-state'] },
   // the daily tool-failure rollup from the paired, categorized calls (stream/analyze/tool-failures.ts)
   { name: 'tool-failure-rollup', version: 2, table: 'tool_call_facts', needs: ['tool-calls'] },
   // the conversation row: counts and times, tool counts from the paired calls, the latest summary;

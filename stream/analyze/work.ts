@@ -13,6 +13,7 @@ import { countedDetections, isLazyConversation } from '../analyses/laziness.js';
 import { buildSnapshot, type StoredCall, type StoredMessage } from '../analyses/snapshot.js';
 import { isHumanTurn } from '../analyses/text/turns.js';
 import type { ConversationAnalysis, ConversationSnapshot, Role } from '../analyses/types.js';
+import { createMemoryPass, stepScoreRows, worldStateRows } from './state-rows.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import { planToolRollup, type CallFact } from './tool-failures.js';
 
@@ -74,6 +75,8 @@ export interface WorkItem {
   aggregate?: AggregateIn;
   state: StateIn[];
   toolState: CallFact[];
+  /** The stored memory document of the conversation's user (user_memory), when there is one. */
+  userMemory?: string;
 }
 
 export interface WorkInput {
@@ -238,6 +241,8 @@ function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version:
       environment: s.environment,
       user_id: s.userId,
     })),
+    'world-state': a.world_state ? worldStateRows(s, a.world_state, base, versionOf('world-state')) : [],
+    'step-scores': a.step_scores ? stepScoreRows(s, a.step_scores, base, versionOf('step-scores')) : [],
   };
   return rows;
 }
@@ -338,9 +343,14 @@ export function runAnalysisWork(input: WorkInput): WorkOutput {
   };
   const toolGroups = new Map<string, [string, string, string]>();
   const toolState: Record<string, unknown>[] = [];
-  const items: ItemOutcome[] = [];
-  for (const item of input.items) {
-    const s = snapshotOf(item);
+  const outcomesByIndex: ItemOutcome[] = [];
+  const snapshots = input.items.map(snapshotOf);
+  // a user's conversations in time order, each warm-started from the memory the earlier ones left
+  const memory = createMemoryPass(input.items, snapshots);
+  for (const index of memory.order) {
+    const item = input.items[index]!;
+    const userMemory = memory.memoryOf(index);
+    const s = userMemory ? { ...snapshots[index]!, userMemory } : snapshots[index]!;
     const { analysis, outcomes } = analyzeSnapshot(s, { categories: registryOf(item.tenantId) });
     const ok = new Map(outcomes.map((o) => [o.name, o.ok]));
     const previous = new Map(item.state.map((st) => [st.analyzer, st]));
@@ -379,13 +389,20 @@ export function runAnalysisWork(input: WorkInput): WorkOutput {
       push('conversations', [conversationRow(item, s, analysis, ok.get('summary') === true, version)]);
     }
     all.push({ name: 'conversation-rollup', version: versionOf('conversation-rollup'), ok: true });
+    if (ok.get('world-state') && analysis.world_state) {
+      memory.remember(index, analysis.world_state);
+      all.push({ name: 'user-memory', version: versionOf('user-memory'), ok: true });
+    } else {
+      all.push({ name: 'user-memory', version: versionOf('user-memory'), ok: false, error: 'needs world-state, which failed' });
+    }
     const previousAttempts: Record<string, number> = Object.fromEntries(item.state.map((st) => [st.analyzer, Number(st.attempts) || 0]));
-    items.push({ tenantId: s.tenantId, conversationId: s.conversationId, outcomes: all, keys, previousKeys, messageCount: s.messages.length, previousAttempts });
+    outcomesByIndex[index] = { tenantId: s.tenantId, conversationId: s.conversationId, outcomes: all, keys, previousKeys, messageCount: s.messages.length, previousAttempts };
   }
+  push('user_memory', memory.rows(version, versionOf('user-memory')));
   const createdCategories: Record<string, RegisteredCategory[]> = {};
   for (const [tenant, r] of registries) {
     const created = r.created();
     if (created.length) createdCategories[tenant] = created;
   }
-  return { tables, toolGroups: [...toolGroups.values()], toolState, items, createdCategories };
+  return { tables, toolGroups: [...toolGroups.values()], toolState, items: outcomesByIndex, createdCategories };
 }
