@@ -20,16 +20,17 @@ WHERE tenant_id = {tenant:String}
     )
   )
   -- outcome (schemas/outcome.ts): negative = blended step score below the threshold or a
-  -- frustration detection; positive = blended score at or above its threshold and no frustration
+  -- frustration detection the agent elicited or nothing attributes elsewhere (OUTCOME_ELICITORS);
+  -- positive = blended score at or above its threshold and no frustration
   AND (
     {outcome:String} = 'any'
     OR ({outcome:String} = 'negative' AND (
         conversation_id IN (SELECT conversation_id FROM {{db}}.step_scores FINAL WHERE tenant_id = {tenant:String} AND item_key = 'rollup' AND blended_score < {negative_below:Float64})
-        OR conversation_id IN (SELECT conversation_id FROM {{db}}.emotion_detections FINAL WHERE tenant_id = {tenant:String} AND family = 'frustration' AND score >= {frustration_min:Float64})
+        OR conversation_id IN (SELECT conversation_id FROM {{db}}.emotion_detections FINAL WHERE tenant_id = {tenant:String} AND family = 'frustration' AND score >= {frustration_min:Float64} AND elicitor IN ('agent', 'ambiguous'))
     ))
     OR ({outcome:String} = 'positive'
         AND conversation_id IN (SELECT conversation_id FROM {{db}}.step_scores FINAL WHERE tenant_id = {tenant:String} AND item_key = 'rollup' AND blended_score >= {positive_from:Float64})
-        AND conversation_id NOT IN (SELECT conversation_id FROM {{db}}.emotion_detections FINAL WHERE tenant_id = {tenant:String} AND family = 'frustration' AND score >= {frustration_min:Float64})
+        AND conversation_id NOT IN (SELECT conversation_id FROM {{db}}.emotion_detections FINAL WHERE tenant_id = {tenant:String} AND family = 'frustration' AND score >= {frustration_min:Float64} AND elicitor IN ('agent', 'ambiguous'))
     )
   )
   -- world_state: every term (lower-cased) within the world-state search text (segment slots and carried-in durable slots)

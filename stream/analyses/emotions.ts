@@ -17,7 +17,7 @@ import { isNegativeFamily, quotesOf, scoreFamilies, type FamilyScore } from './e
 import { riskOf, trajectoryAt, type TurnScores } from './emotions/trajectory.js';
 
 /** Bump when detections change for the same input. */
-export const EMOTIONS_VERSION = 1;
+export const EMOTIONS_VERSION = 2;
 
 /** A family is reported from this intensity on (weaker evidence is noise). */
 const REPORT_FLOOR = 0.3;
@@ -65,6 +65,8 @@ function elicitorOf(turn: ReadTurn, f: FamilyScore, cause: EmotionDetection['cau
   if (cause && (cause.kind === 'tool_failure' || cause.kind === 'claim')) return 'agent';
   if (atAgent || f.evidence.some((e) => e.correction)) return 'agent';
   if (EXTERNAL.test(around)) return 'external';
+  // felt before the agent said or did anything: brought into the conversation, not caused in it
+  if (!turn.context.lastAgentMessage && !turn.context.previousTurn) return 'external';
   return 'ambiguous';
 }
 

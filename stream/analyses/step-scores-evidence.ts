@@ -127,7 +127,11 @@ export function scoringContext(s: ConversationSnapshot, a: ConversationAnalysis)
   const frustrationAt = new Map<number, number>();
   const negativeAt = new Map<number, number>();
   for (const e of a.emotions) {
-    const target = e.family === 'frustration' ? frustrationAt : NEGATIVE_FAMILIES.has(e.family) ? negativeAt : null;
+    // a feeling about something else (a delayed flight, the person's own slip) is no hazard of a step
+    if (e.elicitor === 'external' || e.elicitor === 'user') continue;
+    // other negative feelings weigh only when aimed at what the agent did: unattributed confusion or
+    // doubt is as common where the conversation goes well
+    const target = e.family === 'frustration' ? frustrationAt : NEGATIVE_FAMILIES.has(e.family) && e.elicitor === 'agent' ? negativeAt : null;
     if (target) target.set(e.message_index, Math.max(target.get(e.message_index) ?? 0, e.score));
   }
   const contradictedAt = new Set(a.hallucinations.filter((h) => h.verdict === 'contradicted').map((h) => h.message_index));

@@ -16,12 +16,12 @@
  * Deterministic; reads the segments, tool calls, emotions and hallucinations of the analysis.
  */
 import { createHash } from 'node:crypto';
-import { FRUSTRATION_MIN, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM } from '../../schemas/outcome.js';
+import { FRUSTRATION_MIN, OUTCOME_ELICITORS, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM } from '../../schemas/outcome.js';
 import { callHazards, closedAfter, messageHazards, scoringContext, segmentCalls, BASE_UNITS, FRICTION_MAX, H_BASE, type Hazard, type HazardFamily, type SegmentWalk } from './step-scores-evidence.js';
 import { isHandoff, threadIdOf } from './world-state-threads.js';
 import type { ConversationAnalysis, ConversationSnapshot, EmotionDetection, Segment, SnapshotToolCall, StepScoreRollup, StepScores, StepScoreSegment, StepScoreStep } from './types.js';
 
-export const STEP_SCORES_VERSION = 1;
+export const STEP_SCORES_VERSION = 2;
 export const MODEL_ID = `tracehouse-step-hazard-v${STEP_SCORES_VERSION}`;
 /** Chance a goal is on track before any step. */
 export const PRIOR = 0.9;
@@ -178,11 +178,13 @@ export function rollupOf(scored: ReadonlyArray<{ score: number; weight: number }
 export { FRUSTRATION_MIN, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM };
 
 /** A frustration detection strong enough for the `outcome` filter. */
-export const frustrated = (emotions: readonly EmotionDetection[]): boolean => emotions.some((e) => e.family === 'frustration' && e.score >= FRUSTRATION_MIN);
+export const frustrated = (emotions: readonly EmotionDetection[]): boolean =>
+  emotions.some((e) => e.family === 'frustration' && e.score >= FRUSTRATION_MIN && (OUTCOME_ELICITORS as readonly string[]).includes(e.elicitor));
 
 /**
  * The conversation's `outcome` as GET /conversations decides it (null: neither): negative = blended
- * score below OUTCOME_NEGATIVE_BELOW or a frustration detection scoring at least FRUSTRATION_MIN;
+ * score below OUTCOME_NEGATIVE_BELOW or a frustration detection scoring at least FRUSTRATION_MIN that
+ * the agent elicited (or that nothing attributes elsewhere: OUTCOME_ELICITORS);
  * positive = blended score at least OUTCOME_POSITIVE_FROM and no such detection.
  */
 export function outcomeOf(rollup: StepScoreRollup | null, emotions: readonly EmotionDetection[]): 'positive' | 'negative' | null {

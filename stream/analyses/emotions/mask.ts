@@ -69,6 +69,12 @@ const LONE_TAG = /<\/?[a-z][\w-]*\s*\/?>/gi;
 const DOUBLE_QUOTED = /"[^"\n]{1,400}"|“[^”\n]{1,400}”|„[^“”\n]{1,400}[“”]/g;
 /** Single quotes only around whole phrases: an apostrophe inside a word does not open a quote. */
 const SINGLE_QUOTED = /(^|[\s(:[])'[^'\n]{2,300}'(?=[\s.,;:!?)\]]|$)/g;
+/**
+ * Machine control markers, not words: an upper-case token fenced by repeated symbols
+ * ("###STOP###", "__END__", "<<EOF>>", "[[DONE]]") or a special token ("<|endoftext|>").
+ * Simulated users and chat templates emit them; shouted, they would read as anger.
+ */
+const CONTROL_MARKER = /([#_=*~<[\]{}|-])\1+[A-Z][A-Z0-9_]*(?:[#_=*~>\]}|-]){2,}|<\|[\w-]+\|>/g;
 const URL = /\bhttps?:\/\/\S+/g;
 /** File paths with at least two segments or an extension: never emotional, often "error.log". */
 const PATH = /(^|\s)(~|\.{1,2})?\/?[\w.@-]+\/[\w./@-]+/g;
@@ -170,7 +176,7 @@ export function maskNonSpeech(text: string): MaskedText {
     return { masked: text.replace(/[^\n]/g, ' '), notSpeech: true };
   }
   const structure = new Blanks();
-  for (const re of [FENCED, TAG_BLOCK, INLINE_CODE, LONE_TAG, URL]) structure.matches(text, re);
+  for (const re of [FENCED, TAG_BLOCK, INLINE_CODE, LONE_TAG, URL, CONTROL_MARKER]) structure.matches(text, re);
   maskQuotedLines(structure, text);
   maskLines(structure, text);
   // quotes and paths are found on the text that is left, so a quote inside code is not re-read

@@ -48,6 +48,15 @@ test('negation, quotes, code, logs, stack traces and slash commands are not frus
   assert.ok(score('this is useless, why does it keep failing?!') >= 0.5);
 });
 
+test('machine control markers (a simulated user ending a dialogue, chat-template tokens) are not shouting', () => {
+  for (const text of ['Thanks, that is all. ###STOP###', '###STOP###', 'ok <|endoftext|>', '__END__', '<<EOF>> fine']) {
+    const d = detectEmotions(conv(text));
+    assert.not.ok(d.some((x) => x.family === 'frustration'), `${text}: ${JSON.stringify(d)}`);
+  }
+  // a real shout stays one
+  assert.ok(isFrustratedMessage(detectEmotions(conv('STOP! you broke the build again!!')), 0));
+});
+
 test('tool results and sub-agent prompts are not user speech', () => {
   const d = detectEmotions(
     conv('run the tests', call('c1'), result('c1', 'Error: fatal!! WTF is this', true), { role: 'user', text: 'WTF?! you broke it again!!', thread: 'side-1' }),
