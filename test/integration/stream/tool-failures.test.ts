@@ -99,6 +99,16 @@ async function settleAndCompare(totals: Record<string, number>) {
   for (const [d, env] of COMBOS) assert.equal(await api(d, env), await foldReference(ts.system.rt.store, 'default', d, env), `${d} days, ${env}`);
 }
 
+/** Inserts into this table fail while set (a permanent error, as a refused insert would be). */
+let failTable: string | undefined;
+const failing = (store: Store): Store => ({
+  ...store,
+  insert: async (t, rows, s) => {
+    if (t === failTable) throw new Error(`injected failure of ${t}`);
+    return store.insert(t, rows, s);
+  },
+});
+
 test.before(async () => {
   ts = await startTestSystem({ env: { ANALYZE_DEBOUNCE_MS: '50' }, stream: { wrapAnalysisStore: failing } });
   D = Math.floor(Date.now() / DAY) * DAY;
