@@ -108,7 +108,7 @@ export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: 
   const previous = prev ? await ps.loadProblems(tenant, prev.run_id) : [];
   const previousAttributions = prev ? await ps.loadAttributionIndex(tenant, prev.run_id) : new Map();
   opts.signal?.throwIfAborted();
-  const out: EngineOutput = runEngine({ tenant, runId, now: t0, signals: input.signals, previous, previousAttributions, feedback: pending, blended: input.blended, config: deps.config });
+  const out: EngineOutput = runEngine({ tenant, runId, now: t0, signals: input.signals, previous, previousAttributions, feedback: pending, blended: input.blended, conversationCount: input.conversations, config: deps.config });
   opts.signal?.throwIfAborted();
   await ps.writeOutput(tenant, runId, out, startedAt);
   if (out.feedback.length) await ps.consumeFeedback(tenant, runId, out, pending, startedAt);

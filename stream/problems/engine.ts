@@ -50,7 +50,7 @@ export interface EngineConfig {
 
 export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   minSupport: 5,
-  minShare: 0.01,
+  minShare: 0.02,
   emergingSupport: 3,
   chainWindow: 8,
   cleanPeriodMs: 7 * 86_400_000,
@@ -69,6 +69,8 @@ export interface EngineInput {
   /** Attributions of the previous run: id → what it was (flag_attribution, first assignment). */
   previousAttributions: ReadonlyMap<string, { first_assigned_at: string; conversation_id: string; signal_family: string; signal_type: string; problem_id: string; segment_id: string }>;
   feedback: readonly PendingFeedback[];
+  /** Conversations of the tenant (with or without signals): the base of `minShare`. */
+  conversationCount?: number;
   /** Blended step score per conversation (for `agg_prm_delta`). */
   blended: ReadonlyMap<string, number>;
   config?: Partial<EngineConfig>;
@@ -92,13 +94,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export function causeKeyOf(s: Signal): string {
   if (s.kind === 'tool_failure') return `tool_failure|${s.tool_name ?? ''}|${s.family}`;
-  if (s.kind === 'laziness') return `laziness|${s.type}`;
+  if (s.kind === 'laziness') return 'laziness';
   return `hallucination|${s.type}`;
 }
 
 function criterionOf(s: Signal): Criterion {
   if (s.kind === 'tool_failure') return { kind: 'tool_failure', tool_name: s.tool_name ?? '', family: s.family };
-  if (s.kind === 'laziness') return { kind: 'laziness', type: s.type };
+  if (s.kind === 'laziness') return { kind: 'laziness' };
   return { kind: 'hallucination', type: s.type };
 }
 
@@ -265,7 +267,7 @@ export function runEngine(input: EngineInput): EngineOutput {
   attributeByRubric(causeSignals);
 
   // 3. discovery from unexplained cause signals sharing a cause
-  const support = Math.max(cfg.minSupport, Math.ceil(cfg.minShare * conversations.size));
+  const support = Math.max(cfg.minSupport, Math.ceil(cfg.minShare * Math.max(conversations.size, input.conversationCount ?? 0)));
   const groups = new Map<string, Signal[]>();
   for (const s of causeSignals) {
     if (explained.has(s.signal_id) || flaggedAway.has(s.signal_id)) continue;
@@ -340,7 +342,7 @@ export function runEngine(input: EngineInput): EngineOutput {
       if (s.kind === 'step_score' && s.step_unit) {
         if (s.step_unit.startsWith('call:')) return failureByCall.get(`${s.conversation_id}\u0000${s.step_unit.slice(5)}`);
         const m = Number(s.step_unit.slice(4));
-        return list.find((c) => (c.kind === 'laziness' || c.kind === 'hallucination') && c.msg_index === m);
+        return list.find((c) => ((c.kind === 'laziness' || c.kind === 'hallucination') && c.msg_index === m) || (c.kind === 'tool_failure' && c.call_msg_index === m));
       }
       if (!ref) return undefined;
       if (ref.kind === 'tool_failure' && ref.tool_use_id) return failureByCall.get(`${s.conversation_id}\u0000${ref.tool_use_id}`);

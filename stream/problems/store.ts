@@ -5,6 +5,8 @@
  */
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import type { EngineOutput } from './engine.js';
+import type { CauseRef } from '../analyses/types.js';
+import { extractSignals, MIN_EMOTION_SCORE, type SignalSource } from './signals.js';
 import type { Attribution, PendingFeedback, ProblemState, Rubric, RunStats, Signal } from './types.js';
 
 const CHUNK = 5000;
@@ -19,10 +21,12 @@ const parseJson = <T>(text: unknown, fallback: T): T => {
   }
 };
 
-/** The minimum score of an emotion detection that counts as a signal (reported families start at 0.3). */
-export const MIN_EMOTION_SCORE = 0.3;
-/** A negative emotion this strong on one of the last two messages is abandonment. */
-export const ABANDONMENT_SCORE = 0.45;
+/** ClickHouse times (`2025-01-01 10:00:00.000`, UTC) as ISO 8601. */
+function toIso(t: unknown): string {
+  const s = String(t ?? '');
+  const ms = Date.parse(/Z$|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`);
+  return iso(Number.isFinite(ms) ? ms : 0);
+}
 
 export interface RunRow {
   run_id: string;
@@ -57,7 +61,7 @@ export function createProblemsStore(store: Store) {
       return JSON.stringify(rows[0] ?? {});
     },
 
-    /** Every negative signal of the tenant, with segment ids, and blended step scores. */
+    /** Every negative signal of the tenant (stream/problems/signals.ts) and blended step scores. */
     async loadSignals(tenant: string): Promise<SignalInput> {
       const [calls, emotions, lazy, claims, steps, convs] = await Promise.all([
         store.query<Record<string, unknown>>(namedQuery('stream-problems-tool-failures'), { tenant }),
@@ -67,156 +71,56 @@ export function createProblemsStore(store: Store) {
         store.query<Record<string, unknown>>(namedQuery('stream-problems-step-scores'), { tenant }),
         store.query<Record<string, unknown>>(namedQuery('stream-problems-conversations'), { tenant }),
       ]);
-      const conv = new Map<string, { message_count: number; user_id: string; last_ts: string; segs: Array<{ id: string; start: number }> }>();
-      for (const c of convs) {
-        const ids = (c.segment_ids as string[] | null) ?? [];
-        const starts = ((c.segment_starts as unknown[] | null) ?? []).map(num);
-        conv.set(String(c.conversation_id), {
-          message_count: num(c.message_count),
-          user_id: String(c.user_id ?? ''),
-          last_ts: String(c.last_ts ?? ''),
-          segs: ids.map((id, i) => ({ id, start: starts[i] ?? 0 })).sort((a, b) => a.start - b.start),
-        });
+      const sources = new Map<string, SignalSource>();
+      const src = (c: string): SignalSource => {
+        let s = sources.get(c);
+        if (!s) sources.set(c, (s = { conversation_id: c, user_id: '', message_count: 0, segments: [], calls: [], emotions: [], laziness: [], claims: [], steps: [], blended: null }));
+        return s;
+      };
+      for (const r of convs) {
+        const s = src(String(r.conversation_id));
+        s.user_id = String(r.user_id ?? '');
+        s.message_count = num(r.message_count);
+        const ids = (r.segment_ids as string[] | null) ?? [];
+        const starts = ((r.segment_starts as unknown[] | null) ?? []).map(num);
+        s.segments = ids.map((id, i) => ({ id, start: starts[i] ?? 0 }));
       }
-      const segmentOf = (c: string, msg: number) => {
-        const segs = conv.get(c)?.segs ?? [];
-        let id = '';
-        for (const s of segs) if (s.start <= msg) id = s.id;
-        return id || segs[0]?.id || '';
-      };
-      const userOf = (c: string, u: unknown) => (typeof u === 'string' && u ? u : (conv.get(c)?.user_id ?? ''));
-      const toIso = (t: unknown) => {
-        const s = String(t ?? '');
-        const ms = Date.parse(s.endsWith('Z') || s.includes('+') ? s : `${s}Z`);
-        return Number.isFinite(ms) ? iso(ms) : iso(0);
-      };
-      const signals: Signal[] = [];
-      const toolOfCall = new Map<string, string>();
       for (const r of calls) {
-        const c = String(r.conversation_id);
-        const result = num(r.result_index);
-        const msg = result >= 0 ? result : Math.max(0, num(r.message_index));
-        toolOfCall.set(`${c}\u0000${r.item_key}`, String(r.tool_name));
-        signals.push({
-          signal_id: `tool_failure:${c}:${r.item_key}`,
-          conversation_id: c,
-          user_id: userOf(c, r.user_id),
-          kind: 'tool_failure',
-          family: String(r.family || 'other'),
-          type: String(r.label || r.category_id || r.family || 'failure'),
-          msg_index: msg,
-          ts: toIso(r.ts),
-          segment_id: segmentOf(c, msg),
-          confidence: 1,
-          text: String(r.error ?? ''),
-          tool_name: String(r.tool_name),
-          category_id: String(r.category_id ?? ''),
-          detail: String(r.likely_cause ?? ''),
-          call_key: String(r.item_key),
+        src(String(r.conversation_id)).calls.push({
+          item_key: String(r.item_key), tool_name: String(r.tool_name), message_index: num(r.message_index), result_index: num(r.result_index), ts: toIso(r.ts),
+          error: String(r.error ?? ''), family: String(r.family ?? ''), label: String(r.label ?? r.category_id ?? ''), likely_cause: String(r.likely_cause ?? ''),
         });
       }
       for (const r of emotions) {
-        const c = String(r.conversation_id);
-        const msg = num(r.message_index);
-        const cause = parseJson<Signal['cause_ref'] | null>(r.cause, null);
-        const quotes = (r.quotes as string[] | null) ?? [];
-        signals.push({
-          signal_id: `emotion:${c}:${r.item_key}`,
-          conversation_id: c,
-          user_id: userOf(c, r.user_id),
-          kind: 'emotion',
-          family: String(r.family),
-          type: String(r.signal),
-          msg_index: msg,
-          ts: toIso(r.message_ts),
-          segment_id: segmentOf(c, msg),
-          confidence: Math.round(num(r.score) * 1000) / 1000,
-          text: quotes.join(' … '),
-          cause_ref: cause ?? undefined,
-          elicitor: String(r.elicitor ?? ''),
+        src(String(r.conversation_id)).emotions.push({
+          item_key: String(r.item_key), message_index: num(r.message_index), ts: toIso(r.message_ts), family: String(r.family), signal: String(r.signal), score: num(r.score),
+          elicitor: String(r.elicitor ?? ''), cause: parseJson<CauseRef | null>(r.cause, null), quotes: (r.quotes as string[] | null) ?? [],
         });
-        const info = conv.get(c);
-        if (info && num(r.score) >= ABANDONMENT_SCORE && msg >= info.message_count - 2 && r.family !== 'confusion') {
-          signals.push({
-            signal_id: `abandonment:${c}:${r.item_key}`,
-            conversation_id: c,
-            user_id: userOf(c, r.user_id),
-            kind: 'abandonment',
-            family: 'abandonment',
-            type: 'left_after_negative_turn',
-            msg_index: msg,
-            ts: toIso(r.message_ts),
-            segment_id: segmentOf(c, msg),
-            confidence: Math.round(num(r.score) * 1000) / 1000,
-            text: quotes.join(' … '),
-            cause_ref: cause ?? undefined,
-          });
-        }
       }
       for (const r of lazy) {
-        const c = String(r.conversation_id);
-        const msg = num(r.message_index);
-        signals.push({
-          signal_id: `laziness:${c}:${r.item_key}`,
-          conversation_id: c,
-          user_id: userOf(c, ''),
-          kind: 'laziness',
-          family: 'laziness',
-          type: String(r.pattern),
-          msg_index: msg,
-          ts: toIso(r.message_ts),
-          segment_id: segmentOf(c, msg),
-          confidence: Math.round(num(r.confidence) * 1000) / 1000,
-          text: String(r.quote ?? ''),
-        });
+        src(String(r.conversation_id)).laziness.push({ item_key: String(r.item_key), message_index: num(r.message_index), ts: toIso(r.message_ts), pattern: String(r.pattern), confidence: num(r.confidence), quote: String(r.quote ?? ''), truncated: false });
       }
       for (const r of claims) {
-        const c = String(r.conversation_id);
-        const msg = num(r.message_index);
         const ev = parseJson<{ tool_use_id?: string | null; message_index?: number | null }>(r.evidence, {});
-        signals.push({
-          signal_id: `hallucination:${c}:${r.item_key}`,
-          conversation_id: c,
-          user_id: userOf(c, r.user_id),
-          kind: 'hallucination',
-          family: 'hallucination',
-          type: String(r.claim_type),
-          msg_index: msg,
-          ts: toIso(r.message_ts),
-          segment_id: segmentOf(c, msg),
-          confidence: 0.9,
-          text: String(r.claim ?? ''),
-          tool_name: ev.tool_use_id ? toolOfCall.get(`${c}\u0000${ev.tool_use_id}`) : undefined,
-          cause_ref: ev.tool_use_id ? { kind: 'tool_failure', message_index: ev.message_index ?? null, tool_use_id: ev.tool_use_id } : undefined,
-        });
+        src(String(r.conversation_id)).claims.push({ item_key: String(r.item_key), message_index: num(r.message_index), ts: toIso(r.message_ts), claim_type: String(r.claim_type), claim: String(r.claim ?? ''), evidence_call: ev.tool_use_id ?? null, evidence_index: ev.message_index ?? null });
       }
-      const blended = new Map<string, number>();
       for (const r of steps) {
-        const c = String(r.conversation_id);
+        const s = src(String(r.conversation_id));
         if (r.kind === 'rollup') {
-          if (r.blended_score !== null && r.blended_score !== undefined) blended.set(c, num(r.blended_score));
+          if (r.blended_score !== null && r.blended_score !== undefined) s.blended = num(r.blended_score);
           continue;
         }
         if (!r.doc) continue;
-        const doc = parseJson<{ steps?: Array<{ unit_id: string; message_index: number; first_bad_step_probability: number; first_bad_step_reason: string | null }> }>(r.doc, {});
-        const worst = [...(doc.steps ?? [])].sort((a, b) => b.first_bad_step_probability - a.first_bad_step_probability || a.message_index - b.message_index)[0];
-        if (!worst) continue;
-        signals.push({
-          signal_id: `step_score:${c}:${r.item_key}`,
-          conversation_id: c,
-          user_id: userOf(c, r.user_id),
-          kind: 'step_score',
-          family: 'step_score',
-          type: String(r.failure_type || 'low_progress'),
-          msg_index: worst.message_index,
-          ts: toIso(r.scored_at),
-          segment_id: String(r.item_key),
-          confidence: Math.round((1 - num(r.score)) * 1000) / 1000,
-          text: worst.first_bad_step_reason ?? '',
-          step_unit: worst.unit_id,
-        });
+        const doc = parseJson<{ steps?: SignalSource['steps'][number]['steps'] }>(r.doc, {});
+        s.steps.push({ segment_id: String(r.item_key), score: num(r.score), failure_type: String(r.failure_type ?? ''), scored_at: toIso(r.scored_at), steps: doc.steps ?? [] });
       }
-      return { signals, blended, conversations: conv.size };
+      const signals: Signal[] = [];
+      const blended = new Map<string, number>();
+      for (const s of sources.values()) {
+        signals.push(...extractSignals(s));
+        if (s.blended !== null) blended.set(s.conversation_id, s.blended);
+      }
+      return { signals, blended, conversations: convs.length };
     },
 
     async loadProblems(tenant: string, runId: string): Promise<ProblemState[]> {

@@ -92,13 +92,13 @@ export function describeCause(kind: string, family: string, key: { tool_name?: s
     };
   }
   if (kind === 'laziness') {
-    const pattern = key.type ?? family;
+    const patterns = topOf(group.map((s) => s.type));
     return {
-      display_name: `Agent work left incomplete: ${pattern.replace(/_/g, ' ')}`,
-      cause_statement: `The agent presents incomplete work as done (${pattern.replace(/_/g, ' ')}).`,
+      display_name: `Agent leaves work incomplete (${patterns.slice(0, 2).map((p) => p.replace(/_/g, ' ')).join(', ')})`,
+      cause_statement: `The agent presents incomplete work as done or hands it back to the person (${patterns.map((p) => p.replace(/_/g, ' ')).join(', ')}).`,
       display_description: `${group.length} detections in ${convs} conversations.${ex}`,
       affected_surface: 'agent:instructions',
-      scope_hints: [`laziness_pattern=${pattern}`],
+      scope_hints: patterns.map((p) => `laziness_pattern=${p}`),
     };
   }
   const claim = key.type ?? family;

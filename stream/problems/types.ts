@@ -35,6 +35,8 @@ export interface Signal {
   detail?: string;
   /** The call's key (tool failures). */
   call_key?: string;
+  /** The message holding the call (tool failures; `msg_index` is its result). */
+  call_msg_index?: number;
   /** What an effect reacts to, when the analysis recorded it. */
   cause_ref?: { kind: string; message_index: number | null; tool_use_id?: string };
   /** Emotion elicitor. */

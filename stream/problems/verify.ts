@@ -40,10 +40,11 @@ export function judge(p: ProblemState, r: Attribution, ctx: Pick<VerifyContext, 
   if (r.door === 'rubric_match') {
     return anchor.confidence >= 0.3 ? { passed: true, rationale: `the ${anchor.kind.replace('_', ' ')} matches the rubric` } : { passed: false, rationale: `detection confidence ${anchor.confidence} is too weak` };
   }
-  if (cause.msg_index > anchor.msg_index) return { passed: false, rationale: 'the cause comes after the effect' };
+  const start = cause.call_msg_index ?? cause.msg_index;
+  if (start > anchor.msg_index) return { passed: false, rationale: 'the cause comes after the effect' };
   const e = ctx.explained.get(anchor.signal_id);
   const explicit = e?.explicit ?? false;
-  const distance = anchor.msg_index - cause.msg_index;
+  const distance = Math.max(0, anchor.msg_index - cause.msg_index);
   if (!explicit && distance > IMPLICIT_CHAIN_LIMIT) return { passed: false, rationale: `no reference links the ${anchor.kind} to the cause, ${distance} messages apart` };
   return { passed: true, rationale: explicit ? 'the analysis links the signal to the cause' : `the cause precedes the signal by ${distance} message(s)` };
 }
