@@ -259,7 +259,10 @@ export function runEngine(input: EngineInput): EngineOutput {
       if (s.kind !== 'hallucination' || explained.has(s.signal_id) || !s.cause_ref?.tool_use_id) continue;
       const f = failureByCall.get(`${s.conversation_id}\u0000${s.cause_ref.tool_use_id}`);
       const e = f && explained.get(f.signal_id);
-      if (f && e) explained.set(s.signal_id, { problem: e.problem, door: 'local_causal_chain', cause: f, explicit: true });
+      if (!f || !e) continue;
+      const p = problems.get(e.problem);
+      if (p && excluded(p, s)) flaggedAway.add(s.signal_id);
+      else explained.set(s.signal_id, { problem: e.problem, door: 'local_causal_chain', cause: f, explicit: true });
     }
   };
   attributeByRubric(causeSignals.filter((s) => s.kind === 'tool_failure'));
@@ -334,7 +337,15 @@ export function runEngine(input: EngineInput): EngineOutput {
   chainClaims();
   attributeByRubric(causeSignals);
 
-  // 4. effects through the cause that precedes them
+  // 4. effects through the cause that precedes them (unless flagged away from that problem)
+  const chain = (s: Signal, problemId: string, cause: Signal, explicit: boolean) => {
+    const p = problems.get(problemId);
+    if (p && excluded(p, s)) {
+      flaggedAway.add(s.signal_id);
+      return;
+    }
+    explained.set(s.signal_id, { problem: problemId, door: 'local_causal_chain', cause, explicit });
+  };
   for (const [, list] of byConv) {
     const causesBefore = (i: number) => list.filter((c) => CAUSE_KINDS.has(c.kind) && explained.has(c.signal_id) && c.msg_index <= i && i - c.msg_index <= cfg.chainWindow);
     const explicitCause = (s: Signal): Signal | undefined => {
@@ -361,18 +372,18 @@ export function runEngine(input: EngineInput): EngineOutput {
     for (const s of list) {
       if (CAUSE_KINDS.has(s.kind) || s.kind === 'abandonment') continue;
       const r = resolve(s);
-      if (r) explained.set(s.signal_id, { problem: explained.get(r.cause.signal_id)!.problem, door: 'local_causal_chain', cause: r.cause, explicit: r.explicit });
+      if (r) chain(s, explained.get(r.cause.signal_id)!.problem, r.cause, r.explicit);
     }
     for (const s of list) {
       if (s.kind !== 'abandonment') continue;
       const lastEffect = [...list].reverse().find((e) => e.kind === 'emotion' && e.msg_index <= s.msg_index && explained.has(e.signal_id));
       if (lastEffect) {
         const e = explained.get(lastEffect.signal_id)!;
-        explained.set(s.signal_id, { problem: e.problem, door: 'local_causal_chain', cause: e.cause, explicit: e.explicit });
+        chain(s, e.problem, e.cause, e.explicit);
         continue;
       }
       const r = resolve(s);
-      if (r) explained.set(s.signal_id, { problem: explained.get(r.cause.signal_id)!.problem, door: 'local_causal_chain', cause: r.cause, explicit: r.explicit });
+      if (r) chain(s, explained.get(r.cause.signal_id)!.problem, r.cause, r.explicit);
     }
   }
 

@@ -30,7 +30,7 @@ export interface SignalSource {
   laziness: Array<{ item_key: string; message_index: number; ts: string; pattern: string; confidence: number; quote: string; truncated: boolean }>;
   /** Contradicted claims only. */
   claims: Array<{ item_key: string; message_index: number; ts: string; claim_type: string; claim: string; evidence_call: string | null; evidence_index: number | null }>;
-  /** Failed scored segments only. */
+  /** Failed scored segments only; `score` is the final progress score. */
   steps: Array<{ segment_id: string; score: number; failure_type: string; scored_at: string; steps: Array<Pick<StepScoreStep, 'unit_id' | 'message_index' | 'first_bad_step_probability' | 'first_bad_step_reason'>> }>;
   blended: number | null;
 }
@@ -146,7 +146,7 @@ export function sourceFromAnalysis(s: ConversationSnapshot, a: ConversationAnaly
   }
   const steps = (a.step_scores?.segments ?? [])
     .filter((g) => g.failure_type)
-    .map((g) => ({ segment_id: g.segment_id, score: g.failure_type!.score, failure_type: g.failure_type!.failure_type, scored_at: g.scored_at, steps: g.steps }));
+    .map((g) => ({ segment_id: g.segment_id, score: 1 - g.failure_type!.score, failure_type: g.failure_type!.failure_type, scored_at: g.scored_at, steps: g.steps }));
   return {
     conversation_id: s.conversationId,
     user_id: s.userId,
