@@ -8,6 +8,7 @@ import type { EvalModule, EvalSection, EvalTable } from '../lib/report.js';
 import { PROBLEMS_ENGINE_VERSION } from '../../stream/problems/types.js';
 import { evaluateBaseline, evaluatePlanted, type PlantedResult } from './planted.js';
 import { RATES } from './generator.js';
+import { evaluateTau, TAU_FILE } from './tau.js';
 
 const N = 600;
 const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -44,6 +45,12 @@ export const problemsEval: EvalModule = {
       columns: ['set', 'signals', 'problems (live)', 'emerging (provisional)', 'causes recovered in top 5', 'noise-only in top 5', 'coverage %', 'ids stable across runs'],
       rows: [dev, held].map((r, i) => [i === 0 ? 'dev (seed 7)' : 'held-out (seed 1013)', r.signals, r.problems_total, r.emerging, `${r.distinct_recovered}/3`, r.noise_only_in_top5, r.coverage_pct, r.stable_ids ? 'yes' : 'no']),
     };
+    const tau = evaluateTau();
+    const tauTable: EvalTable = {
+      title: `tau-bench real trajectories (${TAU_FILE}, ${tau.conversations} conversations, ${tau.signals} signals: ${Object.entries(tau.signals_by_kind).map(([k, n]) => `${k} ${n}`).join(', ')}): top trusted problems, then the largest untrusted or emerging ones`,
+      columns: ['rank', 'problem', 'verification', 'rank score', 'evidence rows', 'signals', 'conversations', 'by family', 'rubric / chain', 'audit pass', 'strongest evidence'],
+      rows: tau.problems.map((p) => [p.rank ?? (p.provisional ? 'emerging' : 'untrusted'), p.display_name, p.verification_status, p.rank_score, p.attributions, p.signals, p.conversations, p.families, `${p.rubric_match} / ${p.local_causal_chain}`, p.audit_pass_rate ?? '—', p.example]),
+    };
     const minOf = (r: PlantedResult, k: 'precision' | 'recall') => Math.min(...r.causes.map((c) => c[k]));
     const notes = [
       'A signal is planted when it sits on a message its cause produced (failing calls and results, the lazy messages, the wrong claim, the reactions); recall counts the planted signals the analyzers detected. Noise: a failed lookup on a random tool with a random error (12 %), frustration about something outside the conversation (5 %).',
@@ -53,8 +60,13 @@ export const problemsEval: EvalModule = {
     return {
       name: 'problems',
       title: 'Problems',
-      tables: [planted, top, summary],
-      notes,
+      tables: tau.missing ? [planted, top, summary] : [planted, top, summary, tauTable],
+      notes: tau.missing
+        ? [...notes, `Not evaluated: ${TAU_FILE} is missing.`]
+        : [
+            ...notes,
+            `tau-bench: ${tau.coverage_pct}% of the signals are explained. Every evidence anchor was checked: ${tau.anchors_ok} of ${tau.anchors_checked} point at a message of the conversation (in the order the context endpoint serves) holding the quoted evidence${tau.anchor_failures.length ? `; failures: ${tau.anchor_failures.join('; ')}` : ''}. Most unexplained signals are the simulated users' reactions with no failed call, wrong claim or lazy step before them.`,
+          ],
       figures: {
         heldout_causes_recovered_top5: held.distinct_recovered,
         heldout_min_precision: round(minOf(held, 'precision')),
@@ -63,6 +75,10 @@ export const problemsEval: EvalModule = {
         dev_min_precision: round(minOf(dev, 'precision')),
         dev_min_recall: round(minOf(dev, 'recall')),
         heldout_coverage_pct: held.coverage_pct,
+        tau_trusted_problems: tau.problems.filter((p) => p.rank !== null).length,
+        tau_coverage_pct: tau.coverage_pct,
+        tau_anchors_ok: tau.anchors_ok,
+        tau_anchors_checked: tau.anchors_checked,
       },
     };
   },
