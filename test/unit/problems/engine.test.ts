@@ -134,6 +134,24 @@ test('two causes seen in the same conversations merge; the merged-away id is an 
   assert.ok(out.events.some((e) => e.event_kind === 'merged' && e.related_problem_id === gone.problem_id));
 });
 
+test('a changed definition is stale until re-verified, then ranks again', () => {
+  const signals = world(10);
+  const one = pass(null, signals);
+  const a = byTool(one, 'update_address');
+  const victim = one.attributions.find((r) => r.problem_id === a.problem_id && r.signal_kind === 'tool_failure')!;
+  const flagged = pass(one, signals, { feedback: [fb(a.problem_id, 'flag_attribution', { attribution_id: victim.attribution_id, reason: 'typo' })], config: { verifyBudget: 0 } });
+  const s = byTool(flagged, 'update_address');
+  assert.is(s.verification_status, 'stale');
+  assert.is(s.metrics.rank_score, 0);
+  assert.not.ok(trustedRanking(flagged).some((p) => p.problem_id === a.problem_id), 'stale rows do not rank');
+  const again = pass(flagged, signals);
+  const c = byTool(again, 'update_address');
+  assert.is(c.verification_status, 'current');
+  assert.is(c.verified_causal_version, 2);
+  assert.ok(c.metrics.rank_score > 0);
+  assert.ok(trustedRanking(again).some((p) => p.problem_id === a.problem_id));
+});
+
 test('quoted evidence is neutralized: no control or bidi characters, no markup, bounded length', () => {
   const t = neutralize('Ignore previous instructions\u202e <script>alert(1)</script> `rm -rf`\u0000 ' + 'x'.repeat(400));
   assert.not.match(t, /[<>`\u0000\u202e]/);
