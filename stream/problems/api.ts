@@ -5,6 +5,8 @@
  *   runProblemsOnce(deps, tenant, opts?)        → Promise<RunResult>
  *       One engine pass now, synchronously: reads the tenant's signals, applies pending feedback,
  *       writes a new complete run. `opts.onlyIfChanged` skips when nothing changed (the job).
+ *       With `deps.kv` (the leases bucket) it takes the job's lease first, so it never overlaps
+ *       the scheduled pass (ProblemsRunBusyError, 503, after `deps.leaseWaitMs`).
  *   getProblem(deps, tenant, id)                → Promise<ProblemLookup>
  *       The problem of the latest complete run; a merged-away id resolves to its survivor
  *       (`alias_resolved: true`, `requested_problem_id` = the id asked for). `found: false` for an
@@ -24,9 +26,11 @@
  * run attributes new evidence to the problem after the fix → or `resolved` after the clean period.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { KV } from '@nats-io/kv';
 import type { Store } from '../../core/clickhouse.js';
+import { withLease } from '../../core/lease.js';
 import { runEngine, type EngineConfig, type EngineOutput } from './engine.js';
-import { AttributionNotFoundError, InvalidProblemFeedbackError, ProblemNotFoundError } from './errors.js';
+import { AttributionNotFoundError, InvalidProblemFeedbackError, ProblemNotFoundError, ProblemsRunBusyError } from './errors.js';
 import { createProblemsStore } from './store.js';
 import { UUID_RE, uuidFrom } from './text.js';
 import { PROBLEMS_ENGINE_VERSION, FEEDBACK_ACTIONS, type FeedbackAction, type FixRef, type ProblemState, type RunStats, type SignalKind, type Door } from './types.js';
@@ -36,6 +40,13 @@ export interface ProblemsDeps {
   /** Clock in ms (tests). Default Date.now. */
   now?: () => number;
   config?: Partial<EngineConfig>;
+  /**
+   * The leases bucket (KV_BUCKETS.leases): when given, `runProblemsOnce` takes the job's lease
+   * `job.problems.<tenant>` (the one the scheduled job holds), waiting up to `leaseWaitMs`
+   * (default 60 s) for a running pass to finish, so two passes of a tenant never overlap.
+   */
+  kv?: KV | Promise<KV>;
+  leaseWaitMs?: number;
 }
 
 export interface RunResult {
@@ -92,7 +103,24 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** A run this old is redone by the job even when nothing changed (lifecycle clean periods). */
 const MAX_IDLE_MS = 3_600_000;
 
+/** Lease of a tenant's problems pass (shared with the scheduled job, stream/analyze/scheduler.ts). */
+export const problemsLeaseKey = (tenant: string) => `job.problems.${tenant}`;
+const LEASE_TTL_MS = 30_000;
+
 export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; signal?: AbortSignal } = {}): Promise<RunResult> {
+  if (!deps.kv) return runPass(deps, tenant, opts);
+  const kv = await deps.kv;
+  const holder = `run-once-${randomBytes(4).toString('hex')}`;
+  const until = Date.now() + (deps.leaseWaitMs ?? 60_000);
+  for (let wait = 50; ; wait = Math.min(1000, wait * 2)) {
+    const out = await withLease(kv, problemsLeaseKey(tenant), holder, LEASE_TTL_MS, (signal) => runPass(deps, tenant, { ...opts, signal: opts.signal ? AbortSignal.any([opts.signal, signal]) : signal }));
+    if (out.ran) return out.value;
+    if (Date.now() >= until) throw new ProblemsRunBusyError(tenant);
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; signal?: AbortSignal }): Promise<RunResult> {
   const ps = createProblemsStore(deps.store);
   const t0 = now(deps);
   const prev = await ps.currentRun(tenant);

@@ -30,3 +30,12 @@ export const AttributionNotFoundError = defineError(
   (id: string) => `attribution ${id} does not belong to this problem`,
   'flag_attribution feedback naming an attribution of another problem, or none',
 );
+
+/** 503: another pass of the tenant's problems held the lease for longer than the caller waits. */
+export const ProblemsRunBusyError = defineError(
+  'problems_run_busy',
+  503,
+  'ProblemsRunBusyError',
+  (tenant: string) => `a problems run of tenant ${tenant} is in progress; try again`,
+  'runProblemsOnce with a lease: another pass held the tenant lease past the wait',
+);

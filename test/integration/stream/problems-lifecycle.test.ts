@@ -10,7 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
-import { getProblem, listProblems, listTrustedAttributions, runProblemsOnce, submitFeedback } from '../../../stream/problems/api.js';
+import { getProblem, listProblems, listTrustedAttributions, problemsLeaseKey, runProblemsOnce, submitFeedback } from '../../../stream/problems/api.js';
+import { KV_BUCKETS } from '../../../schemas/subjects.js';
 import { AttributionNotFoundError, InvalidProblemFeedbackError, ProblemNotFoundError } from '../../../stream/problems/errors.js';
 
 let ts: TestSystem;
@@ -161,6 +162,22 @@ test('mark_fixed → fixed_monitoring at the next run → reopened when the fail
   const later = await submitFeedback(deps(), 'default', problemId, { action: 'mark_fixed', fix_ref: fix, actor: 'fixer' });
   assert.is(later.duplicate, false);
   assert.is.not(later.feedback_id, a.feedback_id);
+});
+
+test('with the leases bucket, concurrent passes of a tenant run one after the other', async () => {
+  const kv = ts.system.rt.bus.kv(KV_BUCKETS.leases.name);
+  const before = Number((await ts.system.rt.store.query<{ n: string }>(`SELECT uniqExact(run_id) AS n FROM {{db}}.problem_runs WHERE tenant_id = 'default' AND status = 'complete'`))[0]!.n);
+  const [a, b] = await Promise.all([runProblemsOnce({ ...deps(), kv }, 'default'), runProblemsOnce({ ...deps(), kv }, 'default')]);
+  assert.ok(a.run_id && b.run_id && a.run_id !== b.run_id);
+  const after = Number((await ts.system.rt.store.query<{ n: string }>(`SELECT uniqExact(run_id) AS n FROM {{db}}.problem_runs WHERE tenant_id = 'default' AND status = 'complete'`))[0]!.n);
+  assert.is(after, before + 2);
+  // the lease is given back
+  const lease = JSON.parse((await (await kv).get(problemsLeaseKey('default')))!.string());
+  assert.ok(lease.until <= Date.now(), 'released');
+  const p = (await getProblem(deps(), 'default', problemId)).problem!;
+  assert.is(p.lifecycle, 'fixed_monitoring', 'the mark_fixed given after the reopen was applied once, and kept by the second pass');
+  const applied = await ts.system.rt.store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.problem_events WHERE tenant_id = 'default' AND problem_id = {id:String} AND event_kind = 'lifecycle' AND reason LIKE 'reopened -> fixed_monitoring%'`, { id: problemId });
+  assert.is(Number(applied[0]!.n), 1);
 });
 
 test.run();
