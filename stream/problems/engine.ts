@@ -218,6 +218,8 @@ export function runEngine(input: EngineInput): EngineOutput {
 
   const signals = [...input.signals].sort((a, b) => (a.conversation_id < b.conversation_id ? -1 : a.conversation_id > b.conversation_id ? 1 : a.msg_index - b.msg_index || (a.signal_id < b.signal_id ? -1 : 1)));
   const conversations = new Set(signals.map((s) => s.conversation_id));
+  const sigIndex = new Map(signals.map((s) => [s.signal_id, s]));
+  const sigById = (id: string): Signal => sigIndex.get(id)!;
   const byConv = new Map<string, Signal[]>();
   for (const s of signals) {
     let l = byConv.get(s.conversation_id);
@@ -388,11 +390,15 @@ export function runEngine(input: EngineInput): EngineOutput {
   }
 
   // 5. merges: two live leaves explaining the same conversations are one cause
-  const convsOf = (id: string) => new Set([...explained].filter(([sid, e]) => e.problem === id && CAUSE_KINDS.has(sigById(sid).kind)).map(([sid]) => sigById(sid).conversation_id));
-  const sigIndex = new Map(signals.map((s) => [s.signal_id, s]));
-  function sigById(id: string): Signal {
-    return sigIndex.get(id)!;
+  const causeConvs = new Map<string, Set<string>>();
+  for (const [sid, e] of explained) {
+    const sig = sigById(sid);
+    if (!CAUSE_KINDS.has(sig.kind)) continue;
+    let set = causeConvs.get(e.problem);
+    if (!set) causeConvs.set(e.problem, (set = new Set()));
+    set.add(sig.conversation_id);
   }
+  const convsOf = (id: string) => new Set(causeConvs.get(id) ?? []);
   const live = [...problems.values()].filter((p) => p.status === 'active' && p.rubric.tier === 'leaf' && !p.rubric.provisional);
   const convSets = new Map(live.map((p) => [p.problem_id, convsOf(p.problem_id)]));
   const mergedAway = new Set<string>();
@@ -438,9 +444,15 @@ export function runEngine(input: EngineInput): EngineOutput {
   }
 
   // promotion of emerging problems whose support grew
+  const allConvs = new Map<string, Set<string>>();
+  for (const [sid, e] of explained) {
+    let set = allConvs.get(e.problem);
+    if (!set) allConvs.set(e.problem, (set = new Set()));
+    set.add(sigById(sid).conversation_id);
+  }
   for (const p of problems.values()) {
     if (p.status !== 'active' || !p.rubric.provisional) continue;
-    const n = new Set([...explained].filter(([, e]) => e.problem === p.problem_id).map(([sid]) => sigById(sid).conversation_id)).size;
+    const n = allConvs.get(p.problem_id)?.size ?? 0;
     if (n >= support) {
       p.rubric.provisional = false;
       event(p, 'promoted', `evidence grew to ${n} conversations (threshold ${support})`);
@@ -592,13 +604,19 @@ export function runEngine(input: EngineInput): EngineOutput {
   }
 
   // 10. verification
-  const vctx: VerifyContext = { signals: sigIndex, explained, problems, rowsOf, config: cfg, now: nowIso, groundTruth };
-  const verifiedThisRun = verifyProblems(vctx);
-  for (const r of rows) {
-    const p = problems.get(r.problem_id);
-    const cf = p?.samples.find((x) => x.kind === 'counterfactual_replay' && x.attribution_id === r.attribution_id && x.causal_content_version === p.rubric.causal_content_version);
-    r.replay_verified = cf ? cf.passed : null;
+  const causesByConversation = new Map<string, Signal[]>();
+  for (const s of causeSignals) {
+    let l = causesByConversation.get(s.conversation_id);
+    if (!l) causesByConversation.set(s.conversation_id, (l = []));
+    l.push(s);
   }
+  const vctx: VerifyContext = { signals: sigIndex, explained, problems, rowsOf, config: cfg, now: nowIso, groundTruth, causesByConversation };
+  const verifiedThisRun = verifyProblems(vctx);
+  const replays = new Map<string, boolean>();
+  for (const p of problems.values()) {
+    for (const x of p.samples) if (x.kind === 'counterfactual_replay' && x.causal_content_version === p.rubric.causal_content_version) replays.set(x.attribution_id, x.passed);
+  }
+  for (const r of rows) r.replay_verified = replays.get(r.attribution_id) ?? null;
   for (const p of problems.values()) {
     if (p.status === 'merged') continue;
     p.metrics.rank_score = p.verification_status === 'current' ? rankScore(p.metrics) : 0;
@@ -615,14 +633,19 @@ export function runEngine(input: EngineInput): EngineOutput {
       if (!l) byC.set(r.conversation_id, (l = []));
       l.push(r);
     }
-    for (const [conv, rs] of byC) reports.push(reportOf(p, conv, rs, byConv.get(conv) ?? [], explained, nowIso, 'investigated'));
+    const reportByConv = new Map<string, Report>();
+    for (const [conv, rs] of byC) {
+      const rep = reportOf(p, conv, rs, byConv.get(conv) ?? [], explained, nowIso, 'investigated');
+      reportByConv.set(conv, rep);
+      reports.push(rep);
+    }
     for (const ce of p.rubric.counter_examples) {
       if (byC.has(ce.conversation_id)) continue;
       reports.push({ ...reportOf(p, ce.conversation_id, [], byConv.get(ce.conversation_id) ?? [], explained, nowIso, 'rejected'), narrative: `Attribution rejected by feedback: ${ce.reason}` });
     }
     for (const s of p.samples) {
       if (s.kind !== 'judge_audit' || s.passed || s.causal_content_version !== p.rubric.causal_content_version) continue;
-      const rep = reports.find((r) => r.problem_id === p.problem_id && r.conversation_id === s.conversation_id);
+      const rep = reportByConv.get(s.conversation_id);
       if (rep && rep.status === 'investigated') {
         rep.status = 'no_problem';
         rep.problem_found = false;
