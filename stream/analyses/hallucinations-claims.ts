@@ -4,6 +4,7 @@
  * Phrasings are generic English; verbs map to families of tool-name stems, so "cancelled" is
  * checked against calls named like cancel/delete/remove whatever the domain.
  */
+import { LiteralGates } from './text/gate.js';
 import { maskQuoted, sentenceSpans } from './text/prose.js';
 
 export type ClaimType = 'action_done' | 'file_written' | 'tests_pass' | 'build_succeeded' | 'command_succeeded' | 'sent' | 'value_is' | 'failure_reported' | 'nothing_found' | 'statement';
@@ -88,6 +89,10 @@ const DETECTORS: Array<[Exclude<keyof Marks, 'action'>, RegExp, RegExp]> = [
   ['money', /[$€£]|dollar|usd|eur/i, global(MONEY)],
 ];
 
+/** The file pattern is the costly one: it also needs one of its verbs in the text. */
+const FILE_DETECTOR = DETECTORS.find(([name]) => name === 'file')![2];
+const FILE_GATE = new LiteralGates([FILE_DETECTOR]);
+
 interface Marks {
   failure?: true;
   nothing?: true;
@@ -120,7 +125,7 @@ export function extractClaims(text: string): Claim[] {
     return -1;
   };
   for (const [name, hint, re] of DETECTORS) {
-    if (!hint.test(masked)) continue;
+    if (!hint.test(masked) || (re === FILE_DETECTOR && !FILE_GATE.scan(masked)[0])) continue;
     re.lastIndex = 0;
     for (let hit = re.exec(masked); hit; hit = re.exec(masked)) {
       const k = sentenceOf(hit.index);

@@ -89,14 +89,30 @@ export function contentTerms(text: string, maxWords = Infinity): string[] {
   WORD.lastIndex = 0;
   for (let m = WORD.exec(text); m; m = WORD.exec(text)) {
     if (seen++ >= maxWords) break;
-    const raw = m[0];
-    if (raw.length < 3 && !/\d/.test(raw)) continue;
-    const w = raw.toLowerCase();
-    const n = w.includes('’') ? w.replace(/’/g, "'") : w;
-    if (isContentWord(n)) out.push(stem(n));
+    const t = termOf(m[0]);
+    if (t !== '') out.push(t);
   }
   WORD.lastIndex = 0;
   return out;
+}
+
+/** Token as matched → its stemmed content term, '' when it is not a content word. */
+const terms = new Map<string, string>();
+/** Memoized like `stem`: a conversation repeats its words, so most tokens are a lookup. */
+function termOf(raw: string): string {
+  let t = terms.get(raw);
+  if (t === undefined) {
+    if (terms.size > 50_000) terms.clear();
+    terms.set(raw, (t = termOnce(raw)));
+  }
+  return t;
+}
+
+function termOnce(raw: string): string {
+  if (raw.length < 3 && !/\d/.test(raw)) return '';
+  const w = raw.toLowerCase();
+  const n = w.includes('’') ? w.replace(/’/g, "'") : w;
+  return isContentWord(n) ? stem(n) : '';
 }
 
 /** Content terms plus bigrams of adjacent content terms ("book flight"), as a set. */
