@@ -11,7 +11,7 @@ interface Overview {
   tool_failures: { total: number; conversations: number; tools: number };
   top_clusters: Array<{ node_id: string; label: string; summary: string; keywords: string[]; segment_count: number }>;
   recent_activity: Array<{ conversation_id: string; summary: string; timestamp: string }>;
-  timeline?: Array<{ day: string; conversations: number; frustrated: number; tool_failures: number }>;
+  timeline?: Array<{ date: string; conversations: number; frustrated: number; tool_failures: number }>;
 }
 
 export function OverviewPage() {
@@ -65,7 +65,7 @@ export function OverviewPage() {
                 <h2>Per day</h2>
                 <TimeChart
                   title="Conversations, frustrations and tool failures per day"
-                  days={o.timeline.map((d) => d.day)}
+                  days={o.timeline.map((d) => d.date)}
                   series={[
                     { name: 'conversations', cls: 's1', values: o.timeline.map((d) => d.conversations) },
                     { name: 'frustrated', cls: 's2', values: o.timeline.map((d) => d.frustrated) },

@@ -155,6 +155,10 @@ test('overview: the KPIs, top use cases and recent activity of GET /overview; pi
     assert.equal(await attrs(page, '[data-table="top-clusters"] [data-node]', 'data-node'), o.top_clusters.map((c: any) => c.node_id));
     assert.equal(await texts(page, '[data-table="top-clusters"] [data-count]'), o.top_clusters.map((c: any) => int(c.segment_count)));
     assert.equal(await attrs(page, '[data-list="recent"] [data-conversation]', 'data-conversation'), o.recent_activity.map((r: any) => r.conversation_id));
+    // the daily chart: one point per day of the API's timeline, series totals as the API's
+    assert.is(await page.locator('[data-chart] .series.s1 circle').count(), o.timeline.length);
+    const sum = (k: string) => String(o.timeline.reduce((a: number, t: any) => a + t[k], 0));
+    assert.equal(await attrs(page, '[data-chart] [data-series]', 'data-total'), [sum('conversations'), sum('frustrated'), sum('tool_failures')]);
     if (days === '7' && env === 'all') {
       assert.ok(o.conversations.total > 0 && o.tool_failures.total > 0 && o.frustrations.frustrated > 0);
       await shot(page, 'overview');
