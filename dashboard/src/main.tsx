@@ -161,6 +161,9 @@ function App() {
       </header>
       {isPublic ? (
         <ApiReferencePage />
+      ) : checking && path !== '/sign-in' ? (
+        // a stored key: the page loads while /whoami confirms it (a refused key brings sign-in back)
+        <Page ctx={ctx} />
       ) : checking ? (
         <main>
           <Loading what="your key" />
