@@ -23,6 +23,7 @@ import { mountStepScores } from './routes/step-scores.js';
 import { mountWorldState } from './routes/world-state.js';
 import { mountClusters } from './routes/clusters.js';
 import { dashboardMiddleware } from './dashboard.js';
+import { mountProblems } from './routes/problems.js';
 import { createClustersRepo } from './repo/clusters.js';
 
 export interface QueryDeps {
@@ -85,6 +86,7 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   mountFeedback(router, routeDeps);
   mountStepScores(router, routeDeps);
   mountWorldState(router, routeDeps);
+  mountProblems(router, routeDeps);
   defineRoute(router, deps.keys, whoami, async ({ principal }) => ({ tenant: principal.tenant, role: principal.role, scopes: principal.scopes }));
   const document = buildOpenApi(ENDPOINTS, OPENAPI_VERSION);
   defineRoute(router, deps.keys, openapiDocument, async () => document);

@@ -55,6 +55,7 @@ function operation(e: EndpointSpec): Record<string, unknown> {
     '401': { $ref: '#/components/responses/Unauthorized' },
     '403': { $ref: '#/components/responses/Forbidden' },
   };
+  if (e.notFound) responses['404'] = errorResponse(e.notFound);
   if (e.body) {
     responses['413'] = errorResponse('Body larger than 64 KB.');
     responses['415'] = errorResponse('Body is not JSON.');
