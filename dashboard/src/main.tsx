@@ -11,13 +11,17 @@ import { ConversationPage } from './pages/conversation';
 import { UseCasesPage } from './pages/use-cases';
 import { ToolFailuresPage, ToolPage } from './pages/tool-failures';
 import { ApiReferencePage } from './pages/api-reference';
-import { pageExtensions, type PageContext } from './pages/extensions';
+import { ProblemPage, ProblemsPage } from './pages/problems';
+
+interface PageContext {
+  principal: Principal | null;
+}
 
 const NAV: Array<{ href: string; label: string; match: (p: string) => boolean }> = [
   { href: '/', label: 'Overview', match: (p) => p === '/' },
   { href: '/conversations', label: 'Conversations', match: (p) => p.startsWith('/conversations') },
   { href: '/use-cases', label: 'Use cases', match: (p) => p.startsWith('/use-cases') },
-  ...pageExtensions.map((x) => ({ href: x.href, label: x.label, match: (p: string) => p.startsWith(x.href) })),
+  { href: '/problems', label: 'Problems', match: (p) => p.startsWith('/problems') },
   { href: '/tool-failures', label: 'Tool failures', match: (p) => p.startsWith('/tool-failures') },
   { href: '/api', label: 'API', match: (p) => p.startsWith('/api') },
 ];
@@ -79,7 +83,7 @@ function Page({ ctx }: { ctx: PageContext }) {
   if (parts[0] === 'conversations') return parts[1] ? <ConversationPage id={parts[1]} /> : <ConversationsPage />;
   if (parts[0] === 'use-cases') return <UseCasesPage />;
   if (parts[0] === 'tool-failures') return parts[1] ? <ToolPage tool={parts[1]} /> : <ToolFailuresPage />;
-  for (const x of pageExtensions) if (path.startsWith(x.href)) return x.render(parts, ctx);
+  if (parts[0] === 'problems') return parts[1] ? <ProblemPage id={parts[1]} principal={ctx.principal} /> : <ProblemsPage />;
   return (
     <main>
       <h1>Not found</h1>
