@@ -5,7 +5,6 @@ import { CONSUMERS, KV_BUCKETS, STREAMS } from '../schemas/subjects.js';
 import type { DecodeResult } from './batch.js';
 import { streamMetrics } from './metrics.js';
 import { createSink, type InsertFn } from './sink.js';
-import { insertCompact } from './compact-insert.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
 import { startStatusResponder } from './status-responder.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
@@ -63,7 +62,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   // analysis batches share the pool with decoding; they are few (one per debounce window) and bounded
   const poolWork = (input: WorkInput) => pool.run(input, { filename: analyzeTask }) as Promise<WorkOutput>;
 
-  const baseInsert: InsertFn = (table, rows, settings) => insertCompact(rt.store, table, rows, settings);
+  const baseInsert: InsertFn = (table, block, settings) => rt.store.insertBytes(table, block.columns, block.body, settings);
   const sink = createSink({
     insert: opts.wrapInsert ? opts.wrapInsert(baseInsert) : baseInsert,
     maxBatchRows: cfg.maxBatchRows,
