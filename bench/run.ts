@@ -13,8 +13,9 @@ import { prepareBench, startBenchSystem } from './lib/system.js';
 import { buildPool } from './lib/pool.js';
 import { measureInsert, rowsFor } from './ceilings/clickhouse.js';
 import { measureJetStream } from './ceilings/jetstream.js';
+import { measureStoreCeilings, realRows } from './ceilings/real-rows.js';
 import { measureEdge, measureParseCeilings } from './phases/edge.js';
-import { createStore } from '../core/clickhouse.js';
+import { createStore, migrate } from '../core/clickhouse.js';
 import { loadConfig } from '../core/config.js';
 import { connect } from '@nats-io/transport-node';
 import { measureE2e, measureFreshness } from './phases/e2e.js';
@@ -74,20 +75,28 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   const notes: string[] = [];
   const base = await prepareBench();
   const ceilings: BenchResult['ceilings'] = {};
+  const mixed = buildPool(o.quick ? 40_000 : 150_000, { seed: o.seed });
   let parseCeilings: Awaited<ReturnType<typeof measureParseCeilings>> = {};
   if (!o.skip.has('ceilings')) {
     // ceilings first, before the system starts: nothing else of ours competes for the cores
     const convs = Math.ceil(o.ceilingEvents / 31);
     const { rows } = rowsFor({ ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 3 }, convs);
     const store = createStore(loadConfig({ DATA_DIR: base.dataDir }));
+    // the rows the system stores for the load pool: edge pipeline + the stream's decode, as bytes
+    const real = realRows(mixed.requests);
     try {
       ceilings.clickhouse_insert = await measureInsert(store.client, 'bench_ceiling', rows);
+      await migrate(store);
+      ceilings.store = await measureStoreCeilings(store, real);
     } finally {
       await store.close();
     }
-    log(`ceiling insert: ${ceilings.clickhouse_insert.events_per_s} events/s`);
+    log(`ceiling insert (client, generator rows): ${ceilings.clickhouse_insert.events_per_s} events/s`);
+    const sc = ceilings.store;
+    log(`ceiling store, real rows (${sc.events} events, ${sc.rows} rows, ${sc.json_bytes_per_event} B JSON/event): best bulk insert ${sc.best_insert_events_per_s} events/s (${sc.best_insert_rows_per_s} rows/s), no parsing ${sc.no_parse_events_per_s} events/s; stored ${sc.bytes_per_event.total} B/event ${JSON.stringify(sc.bytes_per_event)}`);
     const nc = await connect({ servers: base.nats.url });
-    ceilings.jetstream = await measureJetStream(nc, busBatches(rows.events));
+    ceilings.jetstream = await measureJetStream(nc, real.messages);
+    void busBatches;
     await nc.close();
     log(`ceiling jetstream: publish ${ceilings.jetstream.publish_events_per_s}, consume ${ceilings.jetstream.consume_events_per_s} events/s`);
     if (!o.skip.has('edge')) {
@@ -106,7 +115,6 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     machine: m, ceilings, edge: [], query: [], notes, phase_seconds: phases,
   };
   let queryPaths: string[] = [];
-  const mixed = buildPool(o.quick ? 40_000 : 150_000, { seed: o.seed });
   lap('system_start');
   try {
     if (!o.skip.has('edge')) partial.edge = await measureEdge(sys, o, parseCeilings, log);
