@@ -13,7 +13,8 @@ import { prepareBench, startBenchSystem } from './lib/system.js';
 import { buildPool } from './lib/pool.js';
 import { measureInsert, rowsFor } from './ceilings/clickhouse.js';
 import { measureJetStream } from './ceilings/jetstream.js';
-import { measureStoreCeilings, realRows } from './ceilings/real-rows.js';
+import { measureStoreCeilings, realRows, type RealRows } from './ceilings/real-rows.js';
+import { measureStreamDrain, type DrainResult } from './phases/drain.js';
 import { measureEdge, measureParseCeilings } from './phases/edge.js';
 import { createStore, migrate } from '../core/clickhouse.js';
 import { loadConfig } from '../core/config.js';
@@ -76,6 +77,8 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   const base = await prepareBench();
   const ceilings: BenchResult['ceilings'] = {};
   const mixed = buildPool(o.quick ? 40_000 : 150_000, { seed: o.seed });
+  let real: RealRows | undefined;
+  let drain: DrainResult | undefined;
   let parseCeilings: Awaited<ReturnType<typeof measureParseCeilings>> = {};
   if (!o.skip.has('ceilings')) {
     // ceilings first, before the system starts: nothing else of ours competes for the cores
@@ -83,7 +86,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     const { rows } = rowsFor({ ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 3 }, convs);
     const store = createStore(loadConfig({ DATA_DIR: base.dataDir }));
     // the rows the system stores for the load pool: edge pipeline + the stream's decode, as bytes
-    const real = realRows(mixed.requests);
+    real = realRows(mixed.requests);
     try {
       ceilings.clickhouse_insert = await measureInsert(store.client, 'bench_ceiling', rows);
       await migrate(store);
@@ -107,12 +110,18 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     }
   }
   lap('ceilings');
+  if (!o.skip.has('drain')) {
+    real ??= realRows(mixed.requests);
+    drain = await measureStreamDrain(base.nats.url, base.dataDir, real, o.quick ? 2 : 5, log);
+    log(`stream drain alone: ${drain.missing ?? `${drain.events_per_s} events/s over ${drain.events} events (${drain.seconds} s), ${drain.cpu_s_per_million} CPU-s per M events`}`);
+  }
+  lap('drain');
   log(`starting the system in-process (${o.quick ? 'quick' : 'full'} run)`);
   const sys = await startBenchSystem({ tenants: DEFAULT_CONVERSATION_OPTIONS.tenants, base });
   const partial: Omit<BenchResult, 'summary' | 'goals'> = {
     version: 1, label: o.label, started_at: new Date(started).toISOString(), duration_s: 0,
     options: { quick: o.quick, events: o.events, seed: o.seed, concurrency: o.concurrency, edge_seconds: o.edgeSeconds, step_seconds: o.stepSeconds, skip: [...o.skip] },
-    machine: m, ceilings, edge: [], query: [], notes, phase_seconds: phases,
+    machine: m, ceilings, drain, edge: [], query: [], notes, phase_seconds: phases,
   };
   let queryPaths: string[] = [];
   lap('system_start');

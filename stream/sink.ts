@@ -104,19 +104,42 @@ export function createSink(opts: SinkOptions): Sink {
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let pending = 0;
+  /** Flushes queued or running. */
+  let flushing = 0;
+  /** The buffer's time is up while a flush runs: cut it as soon as that flush ends. */
+  let due = false;
   const memory = createProgressMemory();
 
   const cut = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
+    due = false;
     const batch = buffer;
     buffer = [];
     rows = 0;
     bytes = 0;
     if (batch.length === 0) return chain;
+    flushing++;
     // flushes run one at a time, in order; the next batch fills meanwhile
-    chain = chain.then(() => flushBatch(batch, opts, memory)).finally(() => (pending -= batch.length));
+    chain = chain
+      .then(() => flushBatch(batch, opts, memory))
+      .finally(() => {
+        pending -= batch.length;
+        flushing--;
+        if (flushing === 0 && due && buffer.length) void cut();
+      });
     return chain;
+  };
+  /**
+   * Group commit: by time, the buffer is cut only when no flush is running; while one runs, the
+   * buffer keeps filling (up to the row and byte limits) and is cut when it ends. Under load an
+   * insert therefore carries everything that arrived during the previous one, instead of a
+   * batch per timer tick queued behind it (many small inserts, each a part to write and merge).
+   */
+  const onTimer = () => {
+    timer = undefined;
+    if (flushing > 0) due = true;
+    else void cut();
   };
 
   return {
@@ -126,7 +149,7 @@ export function createSink(opts: SinkOptions): Sink {
       rows += entry.rowCount;
       bytes += entry.bytes;
       if (rows >= opts.maxBatchRows || bytes >= opts.maxBatchBytes) void cut();
-      else if (!timer) timer = setTimeout(() => void cut(), opts.flushIntervalMs);
+      else if (!timer && !due) timer = setTimeout(onTimer, opts.flushIntervalMs);
     },
     get pending() {
       return pending;

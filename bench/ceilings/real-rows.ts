@@ -22,7 +22,7 @@ export interface RealRows {
   bytes: number;
   tables: Record<TableName, RowChunk[]>;
   /** IngestBatch messages as the edge publishes them (for the bus ceiling). */
-  messages: Array<{ subject: string; data: Uint8Array; events: number }>;
+  messages: Array<{ subject: string; tenant: string; source: SourceRoute; data: Uint8Array; events: number }>;
 }
 
 /** Route of a pool request as the edge routes it. */
@@ -47,7 +47,7 @@ export function realRows(requests: readonly PoolRequest[]): RealRows {
     if (res.kind !== 'ok' || res.events.length === 0) return;
     const { eventIds } = batchIds(req.tenant, route, res.events);
     const data = Buffer.from(batchJson(req.tenant, route, `bench-${i}`, receiveTime, res.events, eventIds));
-    messages.push({ subject: `${req.tenant}.${route}`, data, events: res.events.length });
+    messages.push({ subject: `${req.tenant}.${route}`, tenant: req.tenant, source: route, data, events: res.events.length });
     const d = decodeMessage(data);
     if (d.kind !== 'ok') return;
     events += d.events;

@@ -5,6 +5,7 @@ import type { MemoryResult } from '../phases/memory.js';
 import type { InsertCeiling } from '../ceilings/clickhouse.js';
 import type { BusCeiling } from '../ceilings/jetstream.js';
 import type { StoreCeilings } from '../ceilings/real-rows.js';
+import type { DrainResult } from '../phases/drain.js';
 import type { Backlogs, IdleWait } from '../lib/idle.js';
 
 /** The headline numbers every run carries; null where the figure was not measured. */
@@ -18,6 +19,7 @@ export interface Summary {
   cpu_s_per_million_events: number | null;
   /** On-disk bytes per event of the real rows (events, spans, messages, tool_calls). */
   bytes_stored_per_event: number | null;
+  stream_drain_events_per_s: number | null;
   freshness_p50_ms: number | null;
   freshness_p99_ms: number | null;
   ingest_events_per_s: number | null;
@@ -28,7 +30,7 @@ export interface Summary {
 }
 
 export const SUMMARY_FIELDS: ReadonlyArray<keyof Summary> = [
-  'e2e_events_per_s', 'e2e_vs_insert_ceiling', 'e2e_vs_best_insert', 'e2e_vs_no_parse', 'cpu_s_per_million_events', 'bytes_stored_per_event', 'freshness_p50_ms', 'freshness_p99_ms', 'ingest_events_per_s',
+  'e2e_events_per_s', 'e2e_vs_insert_ceiling', 'e2e_vs_best_insert', 'e2e_vs_no_parse', 'cpu_s_per_million_events', 'bytes_stored_per_event', 'stream_drain_events_per_s', 'freshness_p50_ms', 'freshness_p99_ms', 'ingest_events_per_s',
   'query_p99_ms_max', 'query_vs_bare_max', 'rss_all_in_one_mb', 'dataset_events',
 ];
 
@@ -51,6 +53,8 @@ export interface BenchResult {
   machine: Machine;
   summary: Summary;
   ceilings: { clickhouse_insert?: InsertCeiling; store?: StoreCeilings; jetstream?: BusCeiling; http_parse_events_per_s?: number };
+  /** The stream role alone draining a backlog of real messages. */
+  drain?: DrainResult;
   edge: EdgeRow[];
   e2e?: E2eResult;
   freshness?: FreshnessResult;
@@ -83,6 +87,7 @@ export function buildSummary(r: Omit<BenchResult, 'summary' | 'goals'>): Summary
     e2e_vs_no_parse: num(e2e !== undefined && noParse ? e2e / noParse : undefined),
     cpu_s_per_million_events: num(top?.cpu_s_per_million),
     bytes_stored_per_event: num(r.ceilings.store?.bytes_per_event.total),
+    stream_drain_events_per_s: num(r.drain?.events_per_s),
     freshness_p50_ms: num(r.freshness?.latency?.p50_ms),
     freshness_p99_ms: num(r.freshness?.latency?.p99_ms),
     ingest_events_per_s: num(edge.length ? edge.reduce((a, b) => a + b, 0) / edge.length : undefined),

@@ -168,6 +168,32 @@ test('rows spanning more months than one insert may touch are inserted in chunks
   ]);
 });
 
+test('group commit: while an insert runs the buffer keeps filling, and is inserted as one batch when it ends', async () => {
+  const calls: string[][] = [];
+  let release!: () => void;
+  const blocked = new Promise<void>((r) => (release = r));
+  const insert: InsertFn = async (table, block) => {
+    if (table !== 'events') return;
+    calls.push(blockRows(block).map((r) => String(r.event_id)));
+    if (calls.length === 1) await blocked;
+  };
+  const events: string[] = [];
+  const sink = sinkOf(insert, { flushIntervalMs: 5 });
+  sink.add(entry('a', ['a1'], events));
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(calls, [['a1']], 'the first batch is being inserted');
+  sink.add(entry('b', ['b1'], events));
+  await new Promise((r) => setTimeout(r, 30));
+  sink.add(entry('c', ['c1'], events));
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(calls.length, 1, 'no batch per timer tick queued behind the running insert');
+  release();
+  await new Promise((r) => setTimeout(r, 30));
+  await sink.close();
+  assert.equal(calls, [['a1'], ['b1', 'c1']]);
+  assert.equal(events, ['ack a', 'ack b', 'ack c']);
+});
+
 test('effect classes by tool name and shell command', () => {
   const cases: Array<[string, string, string]> = [
     ['Read', '', 'read'], ['Edit', '', 'write'], ['Task', '', 'spawn'], ['Bash', 'ls -la', 'read'], ['Bash', 'rm -rf build', 'write'],
