@@ -23,6 +23,9 @@ import { mountStepScores } from './routes/step-scores.js';
 import { mountWorldState } from './routes/world-state.js';
 import { mountClusters } from './routes/clusters.js';
 import { createClustersRepo } from './repo/clusters.js';
+import type { FixServices } from '../fixes/services.js';
+import { mountFixRoutes } from './routes/fixes.js';
+import { mountMcp } from '../mcp/http.js';
 
 export interface QueryDeps {
   config: Config;
@@ -35,10 +38,12 @@ export interface QueryDeps {
   cursorSecret?: string;
   /** Unix ms (default Date.now). */
   now?: () => number;
+  /** The fix domain: mounts /api/tenants/* fix routes, the merge webhook and /mcp when given. */
+  fixes?: FixServices;
 }
 
 export const DATA_API_PREFIX = '/api/v1/data';
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
 
 /** The query Koa app (no listen): spec/data-api.md under /api/v1/data. */
 export function createQueryApp(deps: QueryDeps) {
@@ -57,6 +62,28 @@ export function createQueryApp(deps: QueryDeps) {
   const router = createDataRouter(deps);
   app.use(router.routes());
   app.use(router.allowedMethods());
+  if (deps.fixes) {
+    const fixRouter = new Router<RequestState>({ prefix: '/api' });
+    mountFixRoutes(fixRouter, {
+      keys: deps.keys,
+      pipeline: deps.fixes.pipeline,
+      cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
+      webhookSecret: deps.fixes.config.webhookSecret,
+    });
+    app.use(fixRouter.routes());
+    app.use(fixRouter.allowedMethods());
+    const mcpRouter = new Router<RequestState>();
+    mountMcp(mcpRouter, {
+      keys: deps.keys,
+      services: deps.fixes,
+      log: deps.log,
+      cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
+      store: deps.store,
+      now: deps.now ?? Date.now,
+    });
+    app.use(mcpRouter.routes());
+    app.use(mcpRouter.allowedMethods());
+  }
   return app;
 }
 
