@@ -153,6 +153,9 @@ test('advance: PROPOSED → GATING with gate and control runs; GATING polls unti
   assert.is(gr.repair.candidate, 1);
   assert.is(gr.repair.baseline, 0);
   assert.ok(typeof gr.reason === 'string' && gr.reason.length > 0);
+  // no code-hosting integration configured: a pr submit of a routed, registered candidate is 503
+  const pr = await post(`/fixes/${fixId}/submit`, { channel: 'pr' });
+  assert.is(pr.status, 503, pr.text);
   // other statuses: advance is a no-op
   const again = (await post(`/fixes/${fixId}/advance`)).body;
   assert.is(again.status, 'VERIFIED');
