@@ -31,7 +31,8 @@ const status = (err: unknown) => (err as { status?: number })?.status;
 
 export function createCodeHost(cfg: CodeHostConfig): CodeHost {
   const [owner, repo] = cfg.repo.split('/') as [string, string];
-  const gh = new Octokit({ auth: cfg.token, baseUrl: cfg.apiUrl, request: { retries: 0 } });
+  const quiet = () => undefined;
+  const gh = new Octokit({ auth: cfg.token, baseUrl: cfg.apiUrl, request: { retries: 0 }, log: { debug: quiet, info: quiet, warn: quiet, error: quiet } });
   const wrap = async <T>(what: string, f: () => Promise<T>): Promise<T> => {
     try {
       return await f();

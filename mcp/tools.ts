@@ -188,7 +188,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         title: opts.title,
         description: opts.description,
         inputSchema: shape,
-        annotations: { title: opts.title, readOnlyHint: !opts.write, destructiveHint: opts.write ? (opts.destructive ?? false) : false, idempotentHint: opts.idempotent ?? !opts.write, openWorldHint: false },
+        annotations: { title: opts.title, readOnlyHint: !(opts.write || name === 'fix'), destructiveHint: opts.write ? (opts.destructive ?? false) : false, idempotentHint: opts.idempotent ?? !opts.write, openWorldHint: false },
       },
       (async (args: z.infer<z.ZodObject<S>>) => {
         try {
