@@ -68,11 +68,13 @@ export async function startFixSystem(opts: { problems: ProblemSource; env?: Reco
   };
 }
 
-/** Inserts conversations (one user message each, plus an assistant reply) straight into the store. */
+/** Inserts conversations (one user message each, plus an assistant reply, and their conversation rows) straight into the store. */
 export async function seedConversations(rt: Runtime, tenant: string, items: Array<{ id: string; user: string }>): Promise<void> {
   const rows = items.flatMap((c, i) => [
     { tenant_id: tenant, conversation_id: c.id, message_id: randomUUID(), ts: new Date(Date.now() - 60_000 + i).toISOString(), seq: 0, role: 'user', content: c.user },
     { tenant_id: tenant, conversation_id: c.id, message_id: randomUUID(), ts: new Date(Date.now() - 59_000 + i).toISOString(), seq: 1, role: 'assistant', content: 'I cannot help with that.' },
   ]);
   await rt.store.insert('messages', rows, { async_insert: 0 });
+  const now = new Date().toISOString();
+  await rt.store.insert('conversations', items.map((c) => ({ tenant_id: tenant, conversation_id: c.id, version: 1, message_count: 2, first_ts: now, last_ts: now })), { async_insert: 0 });
 }
