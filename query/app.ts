@@ -67,6 +67,7 @@ export function createQueryApp(deps: QueryDeps) {
     mountFixRoutes(fixRouter, {
       keys: deps.keys,
       pipeline: deps.fixes.pipeline,
+      prompts: deps.fixes.prompts,
       cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
       webhookSecret: deps.fixes.config.webhookSecret,
     });

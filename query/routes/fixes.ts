@@ -10,14 +10,16 @@ import { BadRequestError, ForbiddenError, PayloadTooLargeError, UnavailableError
 import type { KeyStore, Principal } from '../../core/keys.js';
 import { WebhookSignatureError } from '../../fixes/errors.js';
 import type { FixPipeline } from '../../fixes/pipeline.js';
+import type { PromptEntryInput, PromptRegistry } from '../../fixes/prompts.js';
 import type { FixStatus } from '../../fixes/types.js';
-import { dismissFixBody, draftFixBody, emptyBody, FIX_BODY_MAX_BYTES, fixQueueQuery, submitFixBody, verifyFixBody } from '../../schemas/api/fixes.js';
+import { dismissFixBody, draftFixBody, emptyBody, FIX_BODY_MAX_BYTES, fixQueueQuery, promptSyncBody, submitFixBody, verifyFixBody } from '../../schemas/api/fixes.js';
 import type { CursorCodec } from '../pagination.js';
 import { compileBody, compileQuery, type RawQuery } from '../params.js';
 
 export interface FixRouteDeps {
   keys: KeyStore;
   pipeline: FixPipeline;
+  prompts: PromptRegistry;
   cursors: CursorCodec;
   webhookSecret: string;
 }
@@ -126,6 +128,14 @@ export function mountFixRoutes(router: Router<RequestState>, deps: FixRouteDeps)
     const who = await authorizeTenant(deps.keys, ctx, tenantId!, true);
     const body = parseDismiss(await readBody(ctx));
     ctx.body = await pipeline.dismiss(tenantId!, fixId!, body.reason, actorOf(who));
+  });
+
+  const parseSync = compileBody<{ prompts: PromptEntryInput[]; dryRun: boolean; sourceCommit?: string }>(promptSyncBody);
+  router.post('promptSync', '/tenants/:tenantId/prompts/sync', async (ctx) => {
+    const { tenantId } = p(ctx);
+    await authorizeTenant(deps.keys, ctx, tenantId!, true);
+    const body = parseSync(await readBody(ctx));
+    ctx.body = await deps.prompts.sync(tenantId!, body.prompts, { dryRun: body.dryRun, ...(body.sourceCommit !== undefined ? { sourceCommit: body.sourceCommit } : {}) });
   });
 
   // merge notification of the code-hosting integration (GitHub `pull_request` event, signed)

@@ -54,6 +54,42 @@ export const dismissFixBody = {
   },
 } as const;
 
+/** POST /tenants/:tenantId/prompts/sync (wire names of the tool interface's prompts_sync). */
+export const promptSyncBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['prompts'],
+  properties: {
+    prompts: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['key', 'content'],
+        properties: {
+          key: { type: 'string', minLength: 1, maxLength: 256 },
+          content: { type: 'string', maxLength: 200_000 },
+          name: { type: 'string', maxLength: 256 },
+          description: { type: 'string', maxLength: 4000 },
+          category: { type: 'string', maxLength: 256 },
+          systemPrompt: { type: 'string', maxLength: 200_000 },
+          messages: { type: 'array' },
+          variables: { type: 'array' },
+          variablesSchema: { type: 'object' },
+          modelConfig: { type: 'object' },
+          toolRefs: { type: 'array' },
+          responseSchema: { type: 'object' },
+          sourcePath: { type: 'string', maxLength: 1024 },
+        },
+      },
+    },
+    dryRun: { type: 'boolean', default: false },
+    sourceCommit: { type: 'string', maxLength: 256 },
+  },
+} as const;
+
 export const emptyBody = { type: 'object', additionalProperties: false, properties: {} } as const;
 
 /** Route table (docs/fixes.md lists the same). */
@@ -67,4 +103,5 @@ export const FIX_ROUTES = [
   { method: 'post', path: '/tenants/{tenantId}/fixes/{fixId}/verify', summary: 'Re-gate', write: true },
   { method: 'post', path: '/tenants/{tenantId}/fixes/{fixId}/submit', summary: 'Deliver', write: true },
   { method: 'post', path: '/tenants/{tenantId}/fixes/{fixId}/dismiss', summary: 'Reject', write: true },
+  { method: 'post', path: '/tenants/{tenantId}/prompts/sync', summary: 'Prompt registry sync (complete set)', write: true },
 ] as const;

@@ -271,6 +271,20 @@ test('ten concurrent advance calls: one winner, the others return the row unchan
   assert.equal(hist.map((h) => h.to_status), ['DRAFT', 'SCOPING', moved[0]]);
 });
 
+test('prompt sync route: complete set with content hashes, dry run by flag, admin only', async () => {
+  const body = { prompts: [{ key: 'support-system', content: BASELINE, sourcePath: 'prompts/support.md' }, { key: 'greeter', content: 'Say hello.', systemPrompt: 'x' }], dryRun: true };
+  assert.is((await post('/prompts/sync', body, sys.memberKey)).status, 403);
+  const dry = await post('/prompts/sync', body);
+  assert.is(dry.status, 200, dry.text);
+  assert.equal(dry.body.prompts.map((p: any) => p.action), ['unchanged', 'created']);
+  assert.is(await svc.prompts.get('default', 'greeter'), undefined, 'dry run writes nothing');
+  const real = await post('/prompts/sync', { ...body, dryRun: false, sourceCommit: 'abc' });
+  assert.equal(real.body.prompts.map((p: any) => p.action), ['unchanged', 'created']);
+  assert.ok((await svc.prompts.get('default', 'greeter'))!.versions[0]!.sourceCommit === 'abc');
+  assert.is((await post('/prompts/sync', { prompts: [] })).status, 400);
+  assert.is((await post('/prompts/sync', { prompts: [{ key: 'a', content: 'b', bogus: 1 }] })).status, 400);
+});
+
 test('503 when no replay worker answers (PROPOSED → advance)', async () => {
   const f = (await get(`/fixes?status=PROPOSING`)).body.fixes[0];
   assert.ok(f, 'a fix in PROPOSING');
