@@ -10,7 +10,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createFixServices, type FixServices } from '../../../fixes/services.js';
 import { startReplayWorker, type ReplayWorker } from '../../../fixes/replay-worker.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { signPayload } from '../../../query/routes/fixes.js';
+import { runCli } from '../../helpers/cli.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { http } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
 import { startFakeGithub, type FakeGithub } from '../../helpers/fake-github.js';
@@ -118,6 +122,7 @@ test.after(async () => {
 });
 
 let older: any;
+let fdId = '';
 let fa: any;
 test('submit pr → PR_OPEN: draft PR on svc/fix/<shortref> with the magic word; an older draft on the same file → SUPERSEDED', async () => {
   older = await draft(PB);
@@ -152,6 +157,7 @@ test('throttles: one open PR per target file (409 naming the sibling), three per
     assert.is((await post(`/fixes/${f.id}/submit`, { channel: 'pr' })).status, 200);
   }
   const fd = await verified(PD);
+  fdId = fd.id;
   const over = await post(`/fixes/${fd.id}/submit`, { channel: 'pr' });
   assert.is(over.status, 409, over.text);
   assert.match(over.body.message, /limit 3/);
@@ -264,6 +270,28 @@ test('gate: more than 30% abstained (no scenario to replay) → GATE_INCONCLUSIV
   assert.is(f.status, 'GATE_INCONCLUSIVE', f.statusReason);
   assert.is(f.gateResult.verdict, 'inconclusive');
   assert.is(f.gateResult.abstained, f.holdoutCaseIds.length);
+});
+
+test('tracehouse fix-verify (the packet verify command): exit 0 on a holdout win, 1 failing, 3 degraded', async () => {
+  // the uploaded candidate of the previous test replaced the fix's candidate: it failed again
+  const f = await advanceUntil(fdId, (s) => s !== 'GATING');
+  assert.is(f.status, 'GATE_FAILED', f.statusReason);
+  const env = { TRACEHOUSE_URL: sys.url, TRACEHOUSE_API_KEY: sys.adminKey };
+  const dir = tempDir('th-cand-');
+  const good = join(dir, 'good.md');
+  writeFileSync(good, `You handle delta requests for the shop.\nKnown failure to avoid: ${PD.causeStatement}`);
+  const win = await runCli(['fix-verify', fdId, '--candidate', good, '--max-wait-seconds', '60'], env);
+  assert.is(win.code, 0, win.stderr + win.stdout);
+  assert.match(win.stdout, /"verdict":"pass"/);
+  const file = join(dir, 'candidate.md');
+  writeFileSync(file, 'You handle delta requests for the shop. Reply briefly to every customer.');
+  const failing = await runCli(['fix-verify', fdId, '--candidate', file, '--max-wait-seconds', '60'], env);
+  assert.is(failing.code, 1, failing.stderr + failing.stdout);
+  await worker.stop();
+  const degraded = await runCli(['fix-verify', fdId, '--max-wait-seconds', '60'], env);
+  assert.is(degraded.code, 3, degraded.stderr + degraded.stdout);
+  assert.match(degraded.stderr, /replay worker/);
+  worker = await startReplayWorker(sys.rt.bus);
 });
 
 test.run();

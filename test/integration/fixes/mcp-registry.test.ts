@@ -147,6 +147,50 @@ test('skills: push is a no-op on an unchanged hash; list approved; gen without c
   assert.is(badRange.isError, true, 'lookback_hours above 8,760 is refused');
 });
 
+test('skills_gen mines the successful conversations of each use-case cluster into SKILL.md proposals; mark applied leaves the ready queue', async () => {
+  const st = sys.rt.store;
+  const now = new Date().toISOString();
+  await st.insert('cluster_runs', [{ tenant_id: 'default', run_id: 'run-1', version: 1, status: 'completed', trigger: 'test', started_at: now, completed_at: now }], { async_insert: 0 });
+  await st.insert(
+    'cluster_nodes',
+    [
+      { tenant_id: 'default', run_id: 'run-1', node_id: 'cat', parent_id: '', depth: 0, node_type: 'category', label: 'Billing', summary: '', keywords: [] },
+      { tenant_id: 'default', run_id: 'run-1', node_id: 'leaf-inv', parent_id: 'cat', depth: 1, node_type: 'cluster', label: 'Invoice corrections', summary: 'Users ask to correct invoice details.', keywords: ['invoice', 'correction', 'vat'] },
+    ],
+    { async_insert: 0 },
+  );
+  await st.insert(
+    'cluster_assignments',
+    ['reg-0', 'reg-1', 'reg-2', 'reg-3'].map((c, i) => ({ tenant_id: 'default', run_id: 'run-1', segment_id: `s${i}`, version: 1, conversation_id: c, node_id: 'leaf-inv', category_id: 'cat', similarity: 0.9, text_hash: '', source: 'build' })),
+    { async_insert: 0 },
+  );
+  // reg-3 ended frustrated: not a model of success
+  await st.insert('conversation_signals', [{ tenant_id: 'default', conversation_id: 'reg-3', version: 1, last_ts: now, frustrated: 1 }], { async_insert: 0 });
+  await st.insert(
+    'conversation_tool_calls',
+    ['reg-0', 'reg-1'].map((c, i) => ({ tenant_id: 'default', conversation_id: c, item_key: `k${i}`, version: 1, is_deleted: 0, analyzer_version: 1, tool_name: 'update_invoice', success: 1, ts: now })),
+    { async_insert: 0 },
+  );
+  const gen = await call('skills_gen', { max_sessions: 1000 });
+  assert.is(gen.isError, false, JSON.stringify(gen));
+  assert.is(gen.data.proposals, 1);
+  const props = await call('skills_proposals', { generation_run_id: gen.data.run_id });
+  assert.is(props.data.proposals.length, 1);
+  const one = props.data.proposals[0];
+  assert.is(one.name, 'Invoice corrections');
+  assert.equal([one.evidence.conversations, one.evidence.successful], [4, 3]);
+  const full = await call('skills_proposal', { proposal_id: one.proposal_id });
+  assert.match(full.data.skill_md, /^---\nname: invoice-corrections/);
+  assert.match(full.data.skill_md, /update_invoice/);
+  const proposed = await call('skills_list', { status: 'proposed' });
+  assert.ok(proposed.data.skills.some((s: any) => s.proposal_id === one.proposal_id && s.skill_md));
+  const applied = await call('skills_proposal_mark_applied', { proposal_id: one.proposal_id });
+  assert.is(applied.data.status, 'applied');
+  assert.match(applied.data.applied_by, /^mcp:/);
+  assert.equal((await call('skills_proposals', {})).data.proposals, []);
+  assert.is((await call('skills_proposals', { status: 'all' })).data.proposals.length, 1);
+});
+
 test('harness: dry run writes nothing; delete needs confirm=true and returns counts', async () => {
   const graph = { key: 'bot', agents: [{ key: 'a' }], artifacts: [{ key: 'p', kind: 'prompt', content: 'x' }], relationships: [{ from: 'a', to: 'p' }] };
   const dry = await call('harness_sync', { graph, dry_run: true });
