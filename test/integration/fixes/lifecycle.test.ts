@@ -263,6 +263,8 @@ test('proposing: NO_HEADROOM when the baseline already carries the guidance; ABA
   problems.set(P_GONE.problemId, { lifecycle: 'resolved' });
   const gone = await advanceUntil(g.id, (s) => s !== 'DRAFT' && s !== 'SCOPING');
   assert.is(gone.status, 'ABANDONED');
+  assert.is((await post(`/fixes/${g.id}/dismiss`, { reason: 'x' })).status, 409, 'dismiss on ABANDONED is 409');
+  assert.is((await post(`/fixes/${e.id}/dismiss`, { reason: 'nothing to add' })).body.status, 'REJECTED', 'NO_HEADROOM can be dismissed');
 });
 
 test('gate: more than 30% abstained (no scenario to replay) → GATE_INCONCLUSIVE', async () => {
@@ -270,6 +272,9 @@ test('gate: more than 30% abstained (no scenario to replay) → GATE_INCONCLUSIV
   assert.is(f.status, 'GATE_INCONCLUSIVE', f.statusReason);
   assert.is(f.gateResult.verdict, 'inconclusive');
   assert.is(f.gateResult.abstained, f.holdoutCaseIds.length);
+  const again = await post(`/fixes/${f.id}/verify`, {});
+  assert.is(again.status, 200, 'GATE_INCONCLUSIVE can be re-gated');
+  assert.is((await get(`/fixes/${f.id}`)).body.status, 'GATING');
 });
 
 test('tracehouse fix-verify (the packet verify command): exit 0 on a holdout win, 1 failing, 3 degraded', async () => {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createFixServices, type FixServices } from '../../../fixes/services.js';
-import { startReplayWorker, type ReplayWorker } from '../../../fixes/replay-worker.js';
+import { scriptedOutcome, startReplayWorker, type ReplayWorker } from '../../../fixes/replay-worker.js';
 import { http } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
 import { seedConversations, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
@@ -285,18 +285,44 @@ test('prompt sync route: complete set with content hashes, dry run by flag, admi
   assert.is((await post('/prompts/sync', { prompts: [{ key: 'a', content: 'b', bogus: 1 }] })).status, 400);
 });
 
-test('503 when no replay worker answers (PROPOSED → advance)', async () => {
+test('GATING with unfinished runs polls (stays GATING with progress) until the results are in', async () => {
   const f = (await get(`/fixes?status=PROPOSING`)).body.fixes[0];
   assert.ok(f, 'a fix in PROPOSING');
   const proposed = (await post(`/fixes/${f.id}/advance`)).body;
   assert.is(proposed.status, 'PROPOSED');
+  // a worker whose agent harness answers only when released
+  await worker!.stop();
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  worker = await startReplayWorker(sys.rt.bus, { replay: async (item) => (await released, scriptedOutcome(item)) });
+  try {
+    const g = (await post(`/fixes/${f.id}/advance`)).body;
+    assert.is(g.status, 'GATING');
+    const poll = (await post(`/fixes/${f.id}/advance`)).body;
+    assert.is(poll.status, 'GATING');
+    assert.match(poll.statusReason, /gate 0\/16 results, control 0\/8/);
+  } finally {
+    release();
+  }
+  const done = await advanceUntil(f.id, (s) => s !== 'GATING');
+  assert.is(done.status, 'VERIFIED', done.statusReason);
+});
+
+test('503 when no replay worker answers (PROPOSED → advance)', async () => {
+  const f = (await get(`/fixes?status=VERIFIED`)).body.fixes[0];
+  assert.ok(f);
   await worker!.stop();
   worker = undefined;
-  const r = await post(`/fixes/${f.id}/advance`);
+  const r = await post(`/fixes/${f.id}/verify`, {});
   assert.is(r.status, 503, r.text);
   assert.ok(r.headers.get('retry-after'));
-  assert.is((await get(`/fixes/${f.id}`)).body.status, 'PROPOSED', 'the fix is left as it was');
-  assert.is((await post(`/fixes/${f.id}/verify`, {})).status, 503);
+  assert.is((await get(`/fixes/${f.id}`)).body.status, 'VERIFIED', 'the fix is left as it was');
+  const d = (await post(`/problems/${P.problemId}/fixes`, {})).body;
+  const p = await advanceUntil(d.id, (s) => s === 'PROPOSED' || s === 'VERIFIED', 5);
+  assert.is(p.status, 'PROPOSED');
+  const adv = await post(`/fixes/${d.id}/advance`);
+  assert.is(adv.status, 503, adv.text);
+  assert.is((await get(`/fixes/${d.id}`)).body.status, 'PROPOSED', 'PROPOSED → advance without a worker leaves the fix as it was');
 });
 
 test.run();
