@@ -6,7 +6,8 @@
 import { defineError, UnavailableError } from '../core/errors.js';
 
 export const InvalidProblemIdError = defineError('invalid_problem_id', 400, 'InvalidProblemIdError', (id: string) => `problem id "${id.slice(0, 80)}" is not a UUID`, 'problem id in a fix route that is not a UUID');
-export const ProblemNotFoundError = defineError('problem_not_found', 404, 'ProblemNotFoundError', (id: string) => `no problem ${id}`, 'unknown problem');
+/** 404 for an unknown problem: the problems engine's own code (`problem_not_found`). */
+export { ProblemNotFoundError } from '../stream/problems/errors.js';
 export const FixNotFoundError = defineError('fix_not_found', 404, 'FixNotFoundError', (id: string) => `no fix ${id.slice(0, 80)}`, 'unknown fix');
 export const FixStatusConflictError = defineError(
   'fix_wrong_status',

@@ -21,7 +21,7 @@ async function cursorSecret(rt: Runtime): Promise<string> {
 /** Starts the query role on `QUERY_PORT` (0 picks a free port). */
 export async function startQuery(rt: Runtime, opts: { port?: number; problems?: ProblemSource; now?: () => number } = {}): Promise<RoleHandle> {
   const log = rt.log.child({ role: 'query' });
-  const fixes = await createFixServices({ config: rt.config, bus: rt.bus, store: rt.store, problems: opts.problems ?? createEngineProblemSource(), now: opts.now });
+  const fixes = await createFixServices({ config: rt.config, bus: rt.bus, store: rt.store, problems: opts.problems ?? createEngineProblemSource({ store: rt.store, now: opts.now, kv: rt.bus.kv(KV_BUCKETS.leases.name) }), now: opts.now });
   const app = createQueryApp({
     config: rt.config,
     log,
