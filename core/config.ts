@@ -231,6 +231,14 @@ function githubRepo(v: string): string {
   return v;
 }
 
+/**
+ * Client-side settings of the commands that talk to a running query service (`tracehouse mcp`,
+ * `tracehouse fix-verify`): TRACEHOUSE_URL (default http://127.0.0.1:8080) and TRACEHOUSE_API_KEY.
+ */
+export function loadClientConfig(env: Env = process.env): { url: string; apiKey: string } {
+  return { url: env.TRACEHOUSE_URL || 'http://127.0.0.1:8080', apiKey: env.TRACEHOUSE_API_KEY || '' };
+}
+
 /** A copy of the configuration fit for printing: secrets masked. */
 export function maskedConfig(config: Config): Record<string, unknown> {
   return {

@@ -1,3 +1,4 @@
+import { loadClientConfig } from '../../core/config.js';
 import { readFileSync } from 'node:fs';
 import { CommandError, UsageError, flagString } from '../args.js';
 import type { Command } from '../command.js';
@@ -20,8 +21,8 @@ default 300). --candidate uploads your own candidate text (gated by hash only).
   async run(args) {
     const fixId = args.positionals[0];
     if (!fixId) throw new UsageError('a fix id is required');
-    const url = (flagString(args, 'url') ?? process.env.TRACEHOUSE_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '');
-    const key = flagString(args, 'api-key') ?? process.env.TRACEHOUSE_API_KEY ?? '';
+    const url = (flagString(args, 'url') ?? loadClientConfig().url).replace(/\/$/, '');
+    const key = flagString(args, 'api-key') ?? loadClientConfig().apiKey;
     if (!key) throw new UsageError('an API key is required: --api-key or TRACEHOUSE_API_KEY');
     const maxWait = Number(flagString(args, 'max-wait-seconds') ?? 300);
     const file = flagString(args, 'candidate');

@@ -1,3 +1,4 @@
+import { loadClientConfig } from '../../core/config.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { startStdioBridge } from '../../mcp/stdio.js';
 import { UsageError, flagString } from '../args.js';
@@ -18,8 +19,8 @@ the same as over HTTP. Logs go to stderr only.
 
 Configuration for MCP clients: docs/mcp.md.`,
   async run(args) {
-    const url = flagString(args, 'url') ?? process.env.TRACEHOUSE_URL ?? 'http://127.0.0.1:8080';
-    const apiKey = flagString(args, 'api-key') ?? process.env.TRACEHOUSE_API_KEY ?? '';
+    const url = flagString(args, 'url') ?? loadClientConfig().url;
+    const apiKey = flagString(args, 'api-key') ?? loadClientConfig().apiKey;
     if (!apiKey) throw new UsageError('an API key is required: --api-key or TRACEHOUSE_API_KEY');
     const bridge = await startStdioBridge({ url, apiKey, transport: new StdioServerTransport() });
     await new Promise<void>((resolve) => {
