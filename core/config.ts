@@ -62,6 +62,16 @@ export interface Config {
     /** Period of tenant-wide jobs. */
     readonly jobIntervalMs: number;
   };
+  /** Fix pipeline (docs/fixes.md "Configuration"). */
+  readonly fixes: {
+    readonly magicPrefix: string;
+    /** Base URL written into packets (evidence links); empty: links left out. */
+    readonly publicUrl: string;
+    readonly gateSeeds: number;
+    readonly github: { readonly token: string; readonly repo: string; readonly apiUrl: string; readonly baseBranch: string };
+    readonly webhookSecret: string;
+    readonly llm: { readonly url: string; readonly apiKey: string; readonly model: string; readonly timeoutMs: number };
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -100,6 +110,17 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
   { name: 'JOB_INTERVAL_MS', default: '60000', description: 'Period of tenant-wide jobs' },
+  { name: 'FIX_MAGIC_PREFIX', default: 'SVC-FIX-', description: 'Prefix of the fix magic word in pull requests (SVC-FIX-<SHORTREF>)' },
+  { name: 'FIX_PUBLIC_URL', default: '', description: 'Base URL of the query service written into fix packets (evidence links)' },
+  { name: 'FIX_GATE_SEEDS', default: '3', description: 'Replays per case and arm in fix gate and control runs' },
+  { name: 'FIX_GITHUB_TOKEN', default: '', description: 'Token of the code-hosting integration that opens fix pull requests', secret: true },
+  { name: 'FIX_GITHUB_REPO', default: '', description: 'owner/name of the harness repository fix pull requests go to' },
+  { name: 'FIX_GITHUB_API_URL', default: 'https://api.github.com', description: 'GitHub REST base URL (GitHub Enterprise: https://host/api/v3)' },
+  { name: 'FIX_GITHUB_BASE_BRANCH', default: 'main', description: 'Base branch of fix pull requests' },
+  { name: 'FIX_WEBHOOK_SECRET', default: '', description: 'HMAC secret of the merge-notification webhook (POST /api/webhooks/code-host)', secret: true },
+  { name: 'FIX_LLM_URL', default: '', description: 'OpenAI-compatible API base URL of the LLM proposer (empty: deterministic proposer)' },
+  { name: 'FIX_LLM_API_KEY', default: '', description: 'Bearer token of the LLM proposer endpoint', secret: true },
+  { name: 'FIX_LLM_MODEL', default: 'gpt-4o-mini', description: 'Model name sent to the LLM proposer' },
 ];
 
 /** Reads and validates the environment. Throws ConfigError naming the variable on the first invalid value. */
@@ -187,8 +208,39 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),
       jobIntervalMs: int('JOB_INTERVAL_MS', 60_000, 100, 86_400_000),
     },
+    fixes: {
+      magicPrefix: fixPrefix(str('FIX_MAGIC_PREFIX', 'SVC-FIX-')),
+      publicUrl: url('FIX_PUBLIC_URL', ['http:', 'https:']),
+      gateSeeds: int('FIX_GATE_SEEDS', 3, 1, 10),
+      github: {
+        token: str('FIX_GITHUB_TOKEN', ''),
+        repo: githubRepo(str('FIX_GITHUB_REPO', '')),
+        apiUrl: url('FIX_GITHUB_API_URL', ['http:', 'https:']) || 'https://api.github.com',
+        baseBranch: str('FIX_GITHUB_BASE_BRANCH', 'main'),
+      },
+      webhookSecret: str('FIX_WEBHOOK_SECRET', ''),
+      llm: { url: url('FIX_LLM_URL', ['http:', 'https:']), apiKey: str('FIX_LLM_API_KEY', ''), model: str('FIX_LLM_MODEL', 'gpt-4o-mini'), timeoutMs: 60_000 },
+    },
   };
   return deepFreeze(config);
+}
+
+function fixPrefix(v: string): string {
+  if (!/^[A-Z][A-Z0-9-]{0,30}$/.test(v)) throw new ConfigError('FIX_MAGIC_PREFIX', v, 'upper-case letters, digits and dashes, starting with a letter');
+  return v;
+}
+
+function githubRepo(v: string): string {
+  if (v && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(v)) throw new ConfigError('FIX_GITHUB_REPO', v, 'owner/name');
+  return v;
+}
+
+/**
+ * Client-side settings of the commands that talk to a running query service (`tracehouse mcp`,
+ * `tracehouse fix-verify`): TRACEHOUSE_URL (default http://127.0.0.1:8080) and TRACEHOUSE_API_KEY.
+ */
+export function loadClientConfig(env: Env = process.env): { url: string; apiKey: string } {
+  return { url: env.TRACEHOUSE_URL || 'http://127.0.0.1:8080', apiKey: env.TRACEHOUSE_API_KEY || '' };
 }
 
 /** A copy of the configuration fit for printing: secrets masked. */
@@ -199,6 +251,12 @@ export function maskedConfig(config: Config): Record<string, unknown> {
     nats: { ...config.nats, url: config.nats.url.replace(/\/\/[^@/]*@/g, '//***@') },
     secret: config.secret ? '********' : '(generated once, kept in NATS KV)',
     bootstrapKey: config.bootstrapKey ? '********' : '',
+    fixes: {
+      ...config.fixes,
+      github: { ...config.fixes.github, token: config.fixes.github.token ? '********' : '' },
+      webhookSecret: config.fixes.webhookSecret ? '********' : '',
+      llm: { ...config.fixes.llm, apiKey: config.fixes.llm.apiKey ? '********' : '' },
+    },
   };
 }
 
