@@ -22,8 +22,12 @@ import { mountFeedback } from './routes/feedback.js';
 import { mountStepScores } from './routes/step-scores.js';
 import { mountWorldState } from './routes/world-state.js';
 import { mountClusters } from './routes/clusters.js';
+import { dashboardMiddleware } from './dashboard.js';
 import { mountProblems } from './routes/problems.js';
 import { createClustersRepo } from './repo/clusters.js';
+import type { FixServices } from '../fixes/services.js';
+import { mountFixRoutes } from './routes/fixes.js';
+import { mountMcp } from '../mcp/http.js';
 
 export interface QueryDeps {
   config: Config;
@@ -36,10 +40,15 @@ export interface QueryDeps {
   cursorSecret?: string;
   /** Unix ms (default Date.now). */
   now?: () => number;
+  /** The fix domain: mounts /api/tenants/* fix routes, the merge webhook and /mcp when given. */
+  fixes?: FixServices;
+  /** Built dashboard directory (default dist/dashboard). */
+  dashboardDir?: string;
 }
 
 export const DATA_API_PREFIX = '/api/v1/data';
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+const OPENAPI_VERSION = '1.0.0';
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
 
 /** The query Koa app (no listen): spec/data-api.md under /api/v1/data. */
 export function createQueryApp(deps: QueryDeps) {
@@ -56,8 +65,33 @@ export function createQueryApp(deps: QueryDeps) {
     }),
   });
   const router = createDataRouter(deps);
+  // the analyst dashboard and the key-less /openapi.json on the same origin (query/dashboard.ts)
+  app.use(dashboardMiddleware({ ingestPort: deps.config.http.ingestPort, openapi: buildOpenApi(ENDPOINTS, OPENAPI_VERSION), dir: deps.dashboardDir }));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  if (deps.fixes) {
+    const fixRouter = new Router<RequestState>({ prefix: '/api' });
+    mountFixRoutes(fixRouter, {
+      keys: deps.keys,
+      pipeline: deps.fixes.pipeline,
+      prompts: deps.fixes.prompts,
+      cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
+      webhookSecret: deps.fixes.config.webhookSecret,
+    });
+    app.use(fixRouter.routes());
+    app.use(fixRouter.allowedMethods());
+    const mcpRouter = new Router<RequestState>();
+    mountMcp(mcpRouter, {
+      keys: deps.keys,
+      services: deps.fixes,
+      log: deps.log,
+      cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
+      store: deps.store,
+      now: deps.now ?? Date.now,
+    });
+    app.use(mcpRouter.routes());
+    app.use(mcpRouter.allowedMethods());
+  }
   return app;
 }
 
@@ -82,7 +116,7 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   mountWorldState(router, routeDeps);
   mountProblems(router, routeDeps);
   defineRoute(router, deps.keys, whoami, async ({ principal }) => ({ tenant: principal.tenant, role: principal.role, scopes: principal.scopes }));
-  const document = buildOpenApi(ENDPOINTS, '1.0.0');
+  const document = buildOpenApi(ENDPOINTS, OPENAPI_VERSION);
   defineRoute(router, deps.keys, openapiDocument, async () => document);
   // unknown paths under the prefix: JSON 404 (after the key check, so paths are not probed anonymously)
   router.all('unmatched', '/{*rest}', async (ctx) => {

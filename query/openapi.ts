@@ -28,7 +28,7 @@ export function buildOpenApi(endpoints: readonly EndpointSpec[], version: string
       responses: {
         BadRequest: errorResponse('A parameter or the body violates its rules; `message` lists each problem.'),
         Unauthorized: errorResponse('Missing, invalid or revoked API key.'),
-        Forbidden: errorResponse('The key lacks the `read` scope.'),
+        Forbidden: errorResponse('The key lacks the `read` scope, or (problem feedback) is not an admin key.'),
       },
     },
   };

@@ -289,7 +289,7 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
       const r = await submitFeedback({ store: deps.store, now: deps.now }, principal.tenant, params.id ?? '', body);
       return { success: true, feedback_id: r.feedback_id, problem_id: r.problem_id, action: r.action, status: r.status, duplicate: r.duplicate };
     },
-    { maxBodyBytes: 64 * 1024 },
+    { maxBodyBytes: 64 * 1024, adminOnly: true },
   );
 
   defineRoute(router, deps.keys, problemFeedbackListEndpoint, async ({ principal, params }) => {

@@ -323,7 +323,7 @@ export const submitProblemFeedbackEndpoint = defineEndpoint({
   tag: 'problems',
   summary: 'Feedback on a problem',
   description:
-    'Stored as `pending` and applied by the next run of the problems engine; it never edits the problem directly. The feedback_id derives from the payload: identical pending feedback returns the same id with `duplicate: true` and records nothing new. mark_fixed arms reopening when the cause recurs. A non-UUID problem id gives 400, an unknown one 404.',
+    'Stored as `pending` and applied by the next run of the problems engine; it never edits the problem directly. The feedback_id derives from the payload: identical pending feedback returns the same id with `duplicate: true` and records nothing new. mark_fixed arms reopening when the cause recurs. A non-UUID problem id gives 400, an unknown one 404. Needs an admin key: a member key gets 403.',
   status: 200,
   notFound: 'The problem id (a UUID) names no problem of the tenant, or attribution_id (a UUID) does not belong to the problem.',
   pathParams: problemIdParam,

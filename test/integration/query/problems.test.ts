@@ -17,6 +17,7 @@ import { runProblemsOnce } from '../../../stream/problems/api.js';
 
 let ts: TestSystem;
 let otherKey: string;
+let otherAdminKey: string;
 const OTHER = 'acme';
 const N = 200;
 
@@ -60,6 +61,7 @@ const byCause = new Map<string, any>();
 test.before(async () => {
   ts = await startTestSystem({ stream: { tenantJobs: [] } });
   otherKey = (await ts.system.rt.keys.create({ tenant: OTHER, role: 'member', scopes: ['ingest', 'read'] })).key;
+  otherAdminKey = (await ts.system.rt.keys.create({ tenant: OTHER, role: 'admin', scopes: ['ingest', 'read'] })).key;
   const t0 = Date.now() - 3 * 3_600_000;
   await ingest([...set.flatMap((c) => c.events), ...Array.from({ length: 8 }, (_, i) => paired(i, t0 + i * 60_000)).flat()]);
   await ingest(generateProblemSet(6, 20, Date.now()).flatMap((c) => c.events.map((e) => ({ ...e, conversation_id: `acme-${e.conversation_id}` }))), otherKey);
@@ -246,8 +248,10 @@ test('feedback rules: 400 and 404 exactly as specified; identical feedback is a 
     assert.is(r.status, status, `${path} ${JSON.stringify(body)}: ${r.text}`);
     assert.ok(r.body.message, 'error bodies carry a message');
   }
-  // the other tenant cannot give feedback on it
-  assert.is((await post(`/problems/${p.problem_id}/feedback`, { action: 'mark_fixed' }, otherKey)).status, 404);
+  // the other tenant cannot give feedback on it (its admin key: 404; its member key: 403 before any lookup)
+  assert.is((await post(`/problems/${p.problem_id}/feedback`, { action: 'mark_fixed' }, otherAdminKey)).status, 404);
+  const asMember = await post(`/problems/${p.problem_id}/feedback`, { action: 'mark_fixed' }, otherKey);
+  assert.equal([asMember.status, asMember.body.message], [403, 'this action needs an admin key']);
 });
 
 test('feedback round trip, each visible after the next run: dismiss, rename, flag_attribution, mark_fixed', async () => {
