@@ -45,6 +45,8 @@ export interface Config {
     readonly retryAfterSeconds: number;
     /** Events per published JetStream message. */
     readonly publishBatchEvents: number;
+    /** Processes serving the ingest port when the ingest role runs alone (`tracehouse ingest`). */
+    readonly workers: number;
   };
   readonly stream: {
     readonly maxBatchRows: number;
@@ -99,6 +101,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'INGEST_MAX_BACKLOG_BYTES', default: '1073741824', description: 'Bytes of the INGEST messages waiting for the store consumer above which ingest answers 503' },
   { name: 'INGEST_RETRY_AFTER_SECONDS', default: '2', description: 'Retry-After advertised with 503' },
   { name: 'INGEST_PUBLISH_BATCH_EVENTS', default: '500', description: 'Events per JetStream message' },
+  { name: 'INGEST_WORKERS', default: '1', description: '`tracehouse ingest` only: processes sharing the ingest port (one per core the edge may use; needs CLICKHOUSE_URL)' },
   { name: 'SINK_MAX_BATCH_ROWS', default: '50000', description: 'Insert a table batch at this many rows' },
   { name: 'SINK_MAX_BATCH_BYTES', default: '16777216', description: 'Insert a table batch at this many bytes' },
   { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },
@@ -193,6 +196,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxBacklogBytes: int('INGEST_MAX_BACKLOG_BYTES', 1024 * 1024 * 1024, 1, 1e15),
       retryAfterSeconds: int('INGEST_RETRY_AFTER_SECONDS', 2, 1, 3600),
       publishBatchEvents: int('INGEST_PUBLISH_BATCH_EVENTS', 500, 1, 100_000),
+      workers: int('INGEST_WORKERS', 1, 1, 64),
     },
     stream: {
       maxBatchRows: int('SINK_MAX_BATCH_ROWS', 50_000, 1, 10_000_000),

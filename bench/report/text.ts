@@ -15,7 +15,7 @@ export function formatReport(r: BenchResult): string {
   out.push('CEILINGS (same run, same machine)');
   out.push(formatTable(['ceiling', 'events/s', 'detail'], [
     ['ClickHouse bulk insert via the client (generator rows, JSONEachRow)', c.clickhouse_insert?.events_per_s ?? null, c.clickhouse_insert ? `${fmtNum(c.clickhouse_insert.rows_per_s)} rows/s over ${fmtNum(c.clickhouse_insert.rows)} rows` : 'n/a'],
-    ['(a) engine best bulk insert (real rows, raw JSONCompactEachRow, 50k-row batches)', c.store?.best_insert_events_per_s ?? null, c.store ? `${fmtNum(c.store.best_insert_rows_per_s)} rows/s over ${fmtNum(c.store.rows)} rows; ${fmtNum(c.store.json_bytes_per_event)} B JSON and ${fmtNum(c.store.bytes_per_event.total ?? NaN)} B on disk per event` : 'n/a'],
+    ['(a) engine best bulk insert (real rows, raw JSONCompactEachRow, 50k-row batches)', c.store?.best_insert_events_per_s ?? null, c.store ? `${fmtNum(c.store.best_insert_rows_per_s)} rows/s over ${fmtNum(c.store.rows)} rows, ${fmtNum(c.store.best_insert_cpu_s_per_million)} CPU-s/M events; ${fmtNum(c.store.json_bytes_per_event)} B JSON and ${fmtNum(c.store.bytes_per_event.total ?? NaN)} B on disk per event` : 'n/a'],
     ['(b) engine without parsing (INSERT … SELECT from Memory)', c.store?.no_parse_events_per_s ?? null, ''],
     ['JetStream publish (same batches)', c.jetstream?.publish_events_per_s ?? null, c.jetstream ? `${fmtNum(c.jetstream.publish_msgs_per_s)} msgs/s` : 'n/a'],
     ['JetStream consume + ack', c.jetstream?.consume_events_per_s ?? null, c.jetstream ? `${fmtNum(c.jetstream.consume_msgs_per_s)} msgs/s` : 'n/a'],
