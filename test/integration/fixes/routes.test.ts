@@ -259,18 +259,22 @@ test('queue: ranked by problem rank then recency, status filter, limit bounds, o
   assert.is((await get('/fixes')).body.pagination.limit, 25);
 });
 
-test('ten concurrent advance calls: one winner, the others return the row unchanged, one transition recorded', async () => {
+test('ten concurrent advance calls: one winner per step, the others return the row unchanged, a consistent fix', async () => {
   const d = (await post(`/problems/${P2.problemId}/fixes`, {})).body;
   assert.is(d.status, 'DRAFT');
   const results = await Promise.all(Array.from({ length: 10 }, () => post(`/fixes/${d.id}/advance`)));
   assert.ok(results.every((r) => r.status === 200));
   const statuses = results.map((r) => r.body.status);
-  const moved = statuses.filter((s) => s !== 'DRAFT' && s !== 'SCOPING');
-  assert.is(moved.length, 1, `exactly one caller completed the step: ${statuses.join(',')}`);
-  const f = (await get(`/fixes/${d.id}`)).body;
-  assert.is(f.status, moved[0]);
   const hist = await svc.pipeline.history('default', d.id);
-  assert.equal(hist.map((h) => h.to_status), ['DRAFT', 'SCOPING', moved[0]]);
+  const steps = hist.map((h) => h.to_status);
+  // every step ran exactly once (a call arriving after the scoping finished may run the next step)
+  assert.is(new Set(steps).size, steps.length, `no step ran twice: ${steps.join(' → ')}`);
+  assert.equal(steps.slice(0, 3), ['DRAFT', 'SCOPING', 'PROPOSING']);
+  assert.is(statuses.filter((s) => s === 'PROPOSING').length >= 1, true, 'the scoping winner answered with its outcome');
+  assert.ok(statuses.every((s) => steps.includes(s)), `every answer is a row that existed: ${statuses.join(',')}`);
+  const f = (await get(`/fixes/${d.id}`)).body;
+  assert.is(f.status, steps.at(-1));
+  if (f.status === 'PROPOSING') assert.is(f.candidateRef, null);
 });
 
 test('prompt sync route: complete set with content hashes, dry run by flag, admin only', async () => {
