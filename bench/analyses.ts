@@ -4,14 +4,14 @@
  * messages and on one long conversation of 2,000 messages, beside the cost of only building the
  * snapshots in the same run (the floor every analysis pays). Linear cost shows as equal µs per
  * message at both sizes. Figures are process CPU time (user + system), medians of repeated rounds.
+ * Beside the total, each analyzer's own share (`analyzer_us_per_conversation`), timed step by step.
+ * The conversations are those of eval/perf/corpus.ts (also the golden outputs' datasets).
  */
-import { readdirSync } from 'node:fs';
-import { dataPath } from '../eval/lib/data.js';
+import { realEvents, windows, longConversation } from '../eval/perf/corpus.js';
 import { snapshotsFromDirectEvents } from '../stream/analyses/direct-input.js';
-import { analyzeSnapshot } from '../stream/analyses/pipeline.js';
+import { STEPS, analyzeSnapshot, emptyAnalysis } from '../stream/analyses/pipeline.js';
 import { createCategoryRegistry } from '../stream/analyses/tool-failure-categories.js';
 import type { ConversationSnapshot } from '../stream/analyses/types.js';
-import { convertFile } from '../stream/import/index.js';
 
 const cpuUs = () => {
   const u = process.cpuUsage();
@@ -23,29 +23,30 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** Every real conversation of ../shared/data as direct events (tau-bench, Claude Code logs, console transcripts). */
-function realEvents(): unknown[] {
-  const files = [
-    dataPath('tau-bench', 'gpt-4o-airline.json'),
-    ...readdirSync(dataPath('claude-code-viewer')).filter((f) => f.endsWith('.jsonl')).map((f) => dataPath('claude-code-viewer', f)),
-    ...readdirSync(dataPath('bookminder-cc-console')).filter((f) => /^day-\d+\.md$/.test(f)).map((f) => dataPath('bookminder-cc-console', f)),
-  ];
-  return files.flatMap((f) => convertFile(f).events);
-}
-
-/** Windows of `size` consecutive messages of the real conversations (each its own conversation). */
-function windows(events: unknown[], size: number): unknown[][] {
-  const byConv = new Map<string, unknown[]>();
-  for (const e of events) {
-    const c = String((e as { conversation_id: string }).conversation_id);
-    byConv.set(c, [...(byConv.get(c) ?? []), e]);
+/**
+ * CPU µs of each analyzer per conversation: the pipeline's steps run one by one as
+ * `analyzeSnapshot` runs them, each timed on its own (median over rounds of the per-round sum).
+ */
+function perAnalyzer(snapshots: ConversationSnapshot[], rounds: number): Record<string, number> {
+  const sums: number[][] = STEPS.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    const round = STEPS.map(() => 0);
+    for (const s of snapshots) {
+      const out = emptyAnalysis(s.conversationId);
+      const env = { categories: createCategoryRegistry([], { tenantSeed: s.tenantId }) };
+      STEPS.forEach((step, i) => {
+        const t = cpuUs();
+        try {
+          step.run(s, out, env);
+        } catch {
+          // counted as the others: analyzeSnapshot reports it and goes on
+        }
+        round[i]! += cpuUs() - t;
+      });
+    }
+    round.forEach((us, i) => sums[i]!.push(us));
   }
-  const out: unknown[][] = [];
-  for (const [c, list] of byConv) {
-    for (let i = 0; i + size <= list.length; i += size) out.push(list.slice(i, i + size).map((e) => ({ ...(e as object), conversation_id: `${c}@${i}` })));
-    if (list.length < size && list.length >= 10) out.push(list);
-  }
-  return out;
+  return Object.fromEntries(STEPS.map((step, i) => [step.name, Math.round((median(sums[i]!) / snapshots.length) * 10) / 10]));
 }
 
 function measure(label: string, snapshots: ConversationSnapshot[], build: () => ConversationSnapshot[], rounds: number) {
@@ -73,6 +74,7 @@ function measure(label: string, snapshots: ConversationSnapshot[], build: () => 
     analyses_us_per_message: Math.round((median(analysis) / messages) * 10) / 10,
     snapshot_build_us_per_conversation: Math.round(median(floor) / snapshots.length),
     ratio_to_snapshot_build: Math.round((median(analysis) / Math.max(1, median(floor))) * 10) / 10,
+    analyzer_us_per_conversation: perAnalyzer(snapshots, rounds),
   };
 }
 
@@ -80,8 +82,8 @@ const events = realEvents();
 const short = windows(events, 30);
 const shortBuild = () => snapshotsFromDirectEvents(short.flat()).snapshots;
 const shortSnaps = shortBuild();
-// the long one: real messages of every source, one after another, 2,000 of them in one conversation
-const longEvents = events.slice(0, 2000).map((e) => ({ ...(e as object), conversation_id: 'long' }));
+// the long one: 2,000 real messages one after another in one conversation
+const longEvents = longConversation(events, 2000);
 const longBuild = () => snapshotsFromDirectEvents(longEvents).snapshots;
 const longSnaps = longBuild();
 
@@ -91,7 +93,9 @@ const [a, b] = rows;
 process.stdout.write(
   `\n30 messages: ${a!.analyses_us_per_conversation} µs CPU per conversation (${a!.analyses_us_per_message} µs/message; ${a!.ratio_to_snapshot_build}× building its snapshot)\n` +
     `2,000 messages: ${b!.analyses_us_per_conversation} µs (${b!.analyses_us_per_message} µs/message; ${b!.ratio_to_snapshot_build}× building its snapshot)\n` +
-    `per-message cost at 2,000 vs 30: ${(b!.analyses_us_per_message / a!.analyses_us_per_message).toFixed(2)}× (1 = linear)\n`,
+    `per-message cost at 2,000 vs 30: ${(b!.analyses_us_per_message / a!.analyses_us_per_message).toFixed(2)}× (1 = linear)\n\n` +
+    `µs CPU per conversation by analyzer (30 messages | 2,000 messages):\n` +
+    STEPS.map((st) => `  ${st.name.padEnd(16)} ${String(a!.analyzer_us_per_conversation[st.name]).padStart(8)} | ${String(b!.analyzer_us_per_conversation[st.name]).padStart(9)}\n`).join(''),
 );
 
 

@@ -11,5 +11,6 @@ import { toolFailuresEval } from './tool-failures/index.js';
 import { worldStateEval } from './world-state/index.js';
 import { taxonomyEval } from './taxonomy/index.js';
 import { searchEval } from './search/index.js';
+import { problemsEval } from './problems/index.js';
 
-export const modules: EvalModule[] = [segmentsEval, summaryEval, emotionsEval, toolFailuresEval, lazinessEval, hallucinationsEval, taxonomyEval, searchEval, analyzeCliEval, stepScoresEval, worldStateEval];
+export const modules: EvalModule[] = [segmentsEval, summaryEval, emotionsEval, toolFailuresEval, lazinessEval, hallucinationsEval, taxonomyEval, searchEval, analyzeCliEval, stepScoresEval, worldStateEval, problemsEval];

@@ -22,6 +22,8 @@ import { mountFeedback } from './routes/feedback.js';
 import { mountStepScores } from './routes/step-scores.js';
 import { mountWorldState } from './routes/world-state.js';
 import { mountClusters } from './routes/clusters.js';
+import { dashboardMiddleware } from './dashboard.js';
+import { mountProblems } from './routes/problems.js';
 import { createClustersRepo } from './repo/clusters.js';
 
 export interface QueryDeps {
@@ -35,9 +37,12 @@ export interface QueryDeps {
   cursorSecret?: string;
   /** Unix ms (default Date.now). */
   now?: () => number;
+  /** Built dashboard directory (default dist/dashboard). */
+  dashboardDir?: string;
 }
 
 export const DATA_API_PREFIX = '/api/v1/data';
+const OPENAPI_VERSION = '1.0.0';
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
 
 /** The query Koa app (no listen): spec/data-api.md under /api/v1/data. */
@@ -55,6 +60,8 @@ export function createQueryApp(deps: QueryDeps) {
     }),
   });
   const router = createDataRouter(deps);
+  // the analyst dashboard and the key-less /openapi.json on the same origin (query/dashboard.ts)
+  app.use(dashboardMiddleware({ ingestPort: deps.config.http.ingestPort, openapi: buildOpenApi(ENDPOINTS, OPENAPI_VERSION), dir: deps.dashboardDir }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
@@ -79,8 +86,9 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   mountFeedback(router, routeDeps);
   mountStepScores(router, routeDeps);
   mountWorldState(router, routeDeps);
+  mountProblems(router, routeDeps);
   defineRoute(router, deps.keys, whoami, async ({ principal }) => ({ tenant: principal.tenant, role: principal.role, scopes: principal.scopes }));
-  const document = buildOpenApi(ENDPOINTS, '1.0.0');
+  const document = buildOpenApi(ENDPOINTS, OPENAPI_VERSION);
   defineRoute(router, deps.keys, openapiDocument, async () => document);
   // unknown paths under the prefix: JSON 404 (after the key check, so paths are not probed anonymously)
   router.all('unmatched', '/{*rest}', async (ctx) => {

@@ -28,7 +28,7 @@ export function buildOpenApi(endpoints: readonly EndpointSpec[], version: string
       responses: {
         BadRequest: errorResponse('A parameter or the body violates its rules; `message` lists each problem.'),
         Unauthorized: errorResponse('Missing, invalid or revoked API key.'),
-        Forbidden: errorResponse('The key lacks the `read` scope.'),
+        Forbidden: errorResponse('The key lacks the `read` scope, or (problem feedback) is not an admin key.'),
       },
     },
   };
@@ -55,6 +55,7 @@ function operation(e: EndpointSpec): Record<string, unknown> {
     '401': { $ref: '#/components/responses/Unauthorized' },
     '403': { $ref: '#/components/responses/Forbidden' },
   };
+  if (e.notFound) responses['404'] = errorResponse(e.notFound);
   if (e.body) {
     responses['413'] = errorResponse('Body larger than 64 KB.');
     responses['415'] = errorResponse('Body is not JSON.');

@@ -14,6 +14,7 @@ import { publishConversationJobs } from './analyze/publisher.js';
 import { analysisBackfill } from './analyze/backfill.js';
 import { defaultTenantJobs, startScheduler, type TenantJob } from './analyze/scheduler.js';
 import { taxonomyJob } from './jobs/taxonomy.js';
+import { problemsJob } from './jobs/problems.js';
 
 /** Seams for tests and later issues; production passes nothing. */
 export interface StreamOptions {
@@ -111,7 +112,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   });
   const scheduler = startScheduler({
     kv: rt.bus.kv(KV_BUCKETS.leases.name),
-    jobs: opts.tenantJobs ?? [...defaultTenantJobs, analysisBackfill({ kv: rt.bus.kv(KV_BUCKETS.jobs.name) }), taxonomyJob()],
+    jobs: opts.tenantJobs ?? [...defaultTenantJobs, analysisBackfill({ kv: rt.bus.kv(KV_BUCKETS.jobs.name) }), taxonomyJob(), problemsJob()],
     ctx: { store: rt.store, js: rt.bus.js, jsm: rt.bus.jsm, log, intervalMs: cfg.jobIntervalMs, debounceMs: cfg.analyzeDebounceMs },
     holder: `${process.pid}-${randomUUID().slice(0, 8)}`,
     metrics,

@@ -1,6 +1,6 @@
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import { frustrationKpis } from '../rates.js';
-import { isoTimestamp } from '../time.js';
+import { isoTimestamp, utcDays } from '../time.js';
 
 interface KpiRow {
   block: 'conversations' | 'tool_failures' | 'frustrations';
@@ -12,8 +12,8 @@ interface KpiRow {
 /** Typed reads behind GET /overview: KPI blocks (one statement) and recent activity, in parallel. */
 export function createOverviewRepo(store: Store) {
   return {
-    async read(opts: { tenant: string; environment: string; currentMs: number; previousMs: number; toolSinceMs: number; recentSinceMs: number; recentLimit: number }) {
-      const [kpis, recent] = await Promise.all([
+    async read(opts: { tenant: string; environment: string; currentMs: number; previousMs: number; toolSinceMs: number; recentSinceMs: number; recentLimit: number; nowMs?: number }) {
+      const [kpis, recent, days] = await Promise.all([
         store.query<KpiRow>(namedQuery('query-overview-kpis'), {
           tenant: opts.tenant,
           environment: opts.environment,
@@ -27,7 +27,20 @@ export function createOverviewRepo(store: Store) {
           since_ms: opts.recentSinceMs,
           limit: opts.recentLimit,
         }),
+        store.query<{ block: 'conversations' | 'frustrated' | 'tool_failures'; d: string; n: string | number }>(namedQuery('query-overview-timeline'), {
+          tenant: opts.tenant,
+          environment: opts.environment,
+          current_ms: opts.currentMs,
+          tool_since_ms: opts.toolSinceMs,
+        }),
       ]);
+      // one entry per UTC day of the tool-failure window (which starts on the day the KPI window starts)
+      const timeline = utcDays(opts.toolSinceMs, opts.nowMs ?? Date.now()).map((date) => ({ date, conversations: 0, frustrated: 0, tool_failures: 0 }));
+      const byDate = new Map(timeline.map((t) => [t.date, t]));
+      for (const d of days) {
+        const t = byDate.get(d.d);
+        if (t) t[d.block] += Number(d.n);
+      }
       const block = (name: KpiRow['block']) => kpis.find((k) => k.block === name);
       const conv = block('conversations');
       const tf = block('tool_failures');
@@ -36,6 +49,7 @@ export function createOverviewRepo(store: Store) {
         conversations: { current: Number(conv?.a ?? 0), previous: Number(conv?.b ?? 0) },
         toolFailures: { total: Number(tf?.a ?? 0), conversations: Number(tf?.b ?? 0), tools: Number(tf?.c ?? 0) },
         frustrations: frustrationKpis(Number(fr?.a ?? 0), Number(fr?.b ?? 0), Number(fr?.c ?? 0)),
+        timeline,
         recent: recent.map((r) => ({ conversation_id: r.conversation_id, summary: r.summary, timestamp: isoTimestamp(r.last_ts) })),
       };
     },

@@ -43,6 +43,7 @@ export function mountOverview(router: Router<RequestState>, deps: RouteDeps, clu
       toolSinceMs: daysBackStartDayMs(q.days_back, now),
       recentSinceMs: daysBackStartMs(RECENT_ACTIVITY_DAYS, now),
       recentLimit: RECENT_ACTIVITY_LIMIT,
+      nowMs: now,
     });
     return {
       period: { days: q.days_back },
@@ -51,6 +52,7 @@ export function mountOverview(router: Router<RequestState>, deps: RouteDeps, clu
       tool_failures: r.toolFailures,
       top_clusters: await top,
       recent_activity: r.recent,
+      timeline: r.timeline,
     };
   });
 }

@@ -100,6 +100,8 @@ export interface EndpointSpec {
   readonly body?: JsonSchema;
   readonly response: JsonSchema;
   readonly status: 200 | 202;
+  /** When the endpoint answers 404, what it means. */
+  readonly notFound?: string;
 }
 
 export const defineEndpoint = <const E extends EndpointSpec>(e: E): E => e;

@@ -10,6 +10,15 @@ import { searchMessages } from './search.js';
 import { toolFailureDetail, toolFailureOverview } from './tool-failures.js';
 import { conversationStepScores } from './step-scores.js';
 import { conversationWorldState, worldStateReplay, worldStateSnapshot } from './world-state.js';
+import {
+  listProblemsEndpoint,
+  problemConversationsEndpoint,
+  problemDetailEndpoint,
+  problemEvidenceEndpoint,
+  problemFeedbackListEndpoint,
+  problemReportsEndpoint,
+  submitProblemFeedbackEndpoint,
+} from './problems.js';
 
 export const ENDPOINTS: readonly EndpointSpec[] = [
   listConversations,
@@ -30,6 +39,13 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   conversationWorldState,
   worldStateReplay,
   worldStateSnapshot,
+  listProblemsEndpoint,
+  problemDetailEndpoint,
+  problemReportsEndpoint,
+  problemConversationsEndpoint,
+  problemEvidenceEndpoint,
+  submitProblemFeedbackEndpoint,
+  problemFeedbackListEndpoint,
 ];
 
 export * from './common.js';
@@ -43,4 +59,5 @@ export * from './search.js';
 export * from './tool-failures.js';
 export * from './step-scores.js';
 export * from './world-state.js';
+export * from './problems.js';
 export type { Infer } from './infer.js';

@@ -22,7 +22,7 @@ export const overview = defineEndpoint({
   },
   response: {
     type: 'object',
-    required: ['period', 'conversations', 'frustrations', 'tool_failures', 'top_clusters', 'recent_activity'],
+    required: ['period', 'conversations', 'frustrations', 'tool_failures', 'top_clusters', 'recent_activity', 'timeline'],
     additionalProperties: false,
     properties: {
       period: { type: 'object', required: ['days'], additionalProperties: false, properties: { days: { type: 'integer' } } },
@@ -70,6 +70,17 @@ export const overview = defineEndpoint({
           required: ['conversation_id', 'summary', 'timestamp'],
           additionalProperties: false,
           properties: { conversation_id: { type: 'string' }, summary: { type: 'string' }, timestamp },
+        },
+      },
+      timeline: {
+        type: 'array',
+        description:
+          'One entry per UTC day of the tool-failure window (`days_back` + 1 days, oldest first): `conversations` and `frustrated` by the day of their last activity within the KPI window (they sum to `conversations.total` and `frustrations.frustrated`), `tool_failures` by the day the call started (they sum to `tool_failures.total`).',
+        items: {
+          type: 'object',
+          required: ['date', 'conversations', 'frustrated', 'tool_failures'],
+          additionalProperties: false,
+          properties: { date: { type: 'string', description: 'UTC day, YYYY-MM-DD.' }, conversations: { type: 'integer' }, frustrated: { type: 'integer' }, tool_failures: { type: 'integer' } },
         },
       },
     },

@@ -220,6 +220,16 @@ function overviewExpect(tenant: string, days: number) {
     conversations: { total: cur, trend_pct: prev === 0 ? 0 : Math.round(((cur - prev) / prev) * 1000) / 10 },
     tool_failures: { total: failures.length, conversations: new Set(failures.map((f) => f.conversation)).size, tools: new Set(failures.map((f) => f.use.name)).size },
     recent: recent.map((c) => ({ conversation_id: c.conversation_id, summary: summaryOf(tenant, c.conversation_id), timestamp: c.last_timestamp })),
+    // per UTC day of the tool window: conversations by their last activity (KPI window), failures by call start
+    timeline: Array.from({ length: days + 1 }, (_, i) => {
+      const start = toolWindowStart(days) + i * DAY;
+      const inDay = (ms: number) => ms >= start && ms < start + DAY;
+      return {
+        date: new Date(start).toISOString().slice(0, 10),
+        conversations: mine.filter((c) => last(c) >= nowMs - days * DAY && inDay(last(c))).length,
+        tool_failures: failures.filter((f) => inDay(f.startMs)).length,
+      };
+    }),
   };
 }
 
@@ -232,6 +242,8 @@ test('GET /overview: KPIs for days_back 7 (default), 3 and 30', async () => {
     assert.equal(r.body.conversations, exp.conversations, `days ${days}`);
     assert.equal(r.body.tool_failures, exp.tool_failures, `days ${days}`);
     assert.equal(r.body.recent_activity, exp.recent);
+    assert.equal(r.body.timeline.map((t: any) => ({ date: t.date, conversations: t.conversations, tool_failures: t.tool_failures })), exp.timeline, `timeline, days ${days}`);
+    assert.is(r.body.timeline.reduce((a: number, t: any) => a + t.frustrated, 0), r.body.frustrations.frustrated);
     // the detectors decide who is frustrated (their own suites); here the KPI must be consistent
     const f = r.body.frustrations;
     if (!signalsStored) assert.equal(f, { total_analyzed: 0, frustrated: 0, at_risk: 0, rate_pct: 0 });

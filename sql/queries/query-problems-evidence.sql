@@ -1,0 +1,8 @@
+-- Evidence rows of one problem in one run, newest signal first, after a keyset position.
+SELECT attribution_id, conversation_id, segment_id, anchor_signal_id, anchor_msg_index, signal_kind, signal_family, signal_type,
+       confidence, causal_rationale, door, replay_verified, evidence_snippet, snippet, dedup_count, user_id, signal_ts, assigned_at, report_id
+FROM {{db}}.problem_attributions
+WHERE tenant_id = {tenant:String} AND run_id = {run:String} AND problem_id = {problem:String}
+  AND ({has_after:UInt8} = 0 OR signal_ts < {after_ts:DateTime64(3, 'UTC')} OR (signal_ts = {after_ts:DateTime64(3, 'UTC')} AND attribution_id > {after_id:String}))
+ORDER BY signal_ts DESC, attribution_id ASC
+LIMIT {limit:UInt32}

@@ -1,0 +1,26 @@
+/**
+ * The tenant's problems as a leased job (stream/analyze/scheduler.ts, one runner per tenant under
+ * a renewed KV lease). Each tick runs one engine pass (stream/problems/api.ts `runProblemsOnce`)
+ * when the tenant's signals changed, feedback is pending, or the last run is an hour old.
+ */
+import type { Store } from '../../core/clickhouse.js';
+import type { TenantJob, TenantJobContext } from '../analyze/scheduler.js';
+import { runProblemsOnce } from '../problems/api.js';
+import type { EngineConfig } from '../problems/engine.js';
+
+export interface ProblemsJobOptions {
+  config?: Partial<EngineConfig>;
+}
+
+export function problemsJob(opts: ProblemsJobOptions = {}): TenantJob {
+  return {
+    name: 'problems',
+    version: 1,
+    scope: 'tenant',
+    async run(ctx: TenantJobContext, tenant?: string) {
+      if (!tenant) return;
+      const r = await runProblemsOnce({ store: ctx.store as Store, config: opts.config }, tenant, { onlyIfChanged: true, signal: ctx.signal });
+      if (!r.skipped) ctx.log.info({ tenant, runId: r.run_id, signals: r.stats?.signals, attributed: r.stats?.attributed_signals }, 'problems: run complete');
+    },
+  };
+}
