@@ -585,7 +585,7 @@ export function ProblemPage({ id, principal }: { id: string; principal: Principa
                       series={[{ name: 'evidence', cls: 's1', values: [...p.trend].reverse().map((t) => t.total_attributions) }]}
                     />
                   )}
-                  {p.trend.length > 0 && <p class="muted small">Rank score now {fmtScore(p.trend[0]!.rank_score)}, {p.trend.length} runs.</p>}
+                  {p.trend.length > 0 && <p class="muted small">Rank score now {fmtScore(p.trend[0]!.rank_score)}, {p.trend.length} run{p.trend.length === 1 ? "" : "s"}.</p>}
                 </section>
               </div>
               {p.dossier ? (
