@@ -13,8 +13,10 @@ import { prepareBench, startBenchSystem } from './lib/system.js';
 import { buildPool } from './lib/pool.js';
 import { measureInsert, rowsFor } from './ceilings/clickhouse.js';
 import { measureJetStream } from './ceilings/jetstream.js';
+import { measureStoreCeilings, realRows, type RealRows } from './ceilings/real-rows.js';
+import { measureStreamDrain, type DrainResult } from './phases/drain.js';
 import { measureEdge, measureParseCeilings } from './phases/edge.js';
-import { createStore } from '../core/clickhouse.js';
+import { createStore, migrate } from '../core/clickhouse.js';
 import { loadConfig } from '../core/config.js';
 import { connect } from '@nats-io/transport-node';
 import { measureE2e, measureFreshness } from './phases/e2e.js';
@@ -74,20 +76,30 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   const notes: string[] = [];
   const base = await prepareBench();
   const ceilings: BenchResult['ceilings'] = {};
+  const mixed = buildPool(o.quick ? 40_000 : 150_000, { seed: o.seed });
+  let real: RealRows | undefined;
+  let drain: DrainResult | undefined;
   let parseCeilings: Awaited<ReturnType<typeof measureParseCeilings>> = {};
   if (!o.skip.has('ceilings')) {
     // ceilings first, before the system starts: nothing else of ours competes for the cores
     const convs = Math.ceil(o.ceilingEvents / 31);
     const { rows } = rowsFor({ ...DEFAULT_CONVERSATION_OPTIONS, seed: o.seed + 3 }, convs);
     const store = createStore(loadConfig({ DATA_DIR: base.dataDir }));
+    // the rows the system stores for the load pool: edge pipeline + the stream's decode, as bytes
+    real = realRows(mixed.requests);
     try {
       ceilings.clickhouse_insert = await measureInsert(store.client, 'bench_ceiling', rows);
+      await migrate(store);
+      ceilings.store = await measureStoreCeilings(store, real);
     } finally {
       await store.close();
     }
-    log(`ceiling insert: ${ceilings.clickhouse_insert.events_per_s} events/s`);
+    log(`ceiling insert (client, generator rows): ${ceilings.clickhouse_insert.events_per_s} events/s`);
+    const sc = ceilings.store;
+    log(`ceiling store, real rows (${sc.events} events, ${sc.rows} rows, ${sc.json_bytes_per_event} B JSON/event): best bulk insert ${sc.best_insert_events_per_s} events/s (${sc.best_insert_rows_per_s} rows/s), no parsing ${sc.no_parse_events_per_s} events/s; stored ${sc.bytes_per_event.total} B/event ${JSON.stringify(sc.bytes_per_event)}`);
     const nc = await connect({ servers: base.nats.url });
-    ceilings.jetstream = await measureJetStream(nc, busBatches(rows.events));
+    ceilings.jetstream = await measureJetStream(nc, real.messages);
+    void busBatches;
     await nc.close();
     log(`ceiling jetstream: publish ${ceilings.jetstream.publish_events_per_s}, consume ${ceilings.jetstream.consume_events_per_s} events/s`);
     if (!o.skip.has('edge')) {
@@ -98,15 +110,20 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     }
   }
   lap('ceilings');
+  if (!o.skip.has('drain')) {
+    real ??= realRows(mixed.requests);
+    drain = await measureStreamDrain(base.nats.url, base.dataDir, real, o.quick ? 2 : 5, log);
+    log(`stream drain alone: ${drain.missing ?? `${drain.events_per_s} events/s over ${drain.events} events (${drain.seconds} s), ${drain.cpu_s_per_million} CPU-s per M events`}`);
+  }
+  lap('drain');
   log(`starting the system in-process (${o.quick ? 'quick' : 'full'} run)`);
   const sys = await startBenchSystem({ tenants: DEFAULT_CONVERSATION_OPTIONS.tenants, base });
   const partial: Omit<BenchResult, 'summary' | 'goals'> = {
     version: 1, label: o.label, started_at: new Date(started).toISOString(), duration_s: 0,
     options: { quick: o.quick, events: o.events, seed: o.seed, concurrency: o.concurrency, edge_seconds: o.edgeSeconds, step_seconds: o.stepSeconds, skip: [...o.skip] },
-    machine: m, ceilings, edge: [], query: [], notes, phase_seconds: phases,
+    machine: m, ceilings, drain, edge: [], query: [], notes, phase_seconds: phases,
   };
   let queryPaths: string[] = [];
-  const mixed = buildPool(o.quick ? 40_000 : 150_000, { seed: o.seed });
   lap('system_start');
   try {
     if (!o.skip.has('edge')) partial.edge = await measureEdge(sys, o, parseCeilings, log);

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import type { Config } from './config.js';
@@ -27,6 +28,12 @@ export interface Store {
   query<T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]>;
   command(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<void>;
   insert(table: string, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
+  /**
+   * Inserts pre-serialized rows (JSONCompactEachRow lines in `columns` order) without touching them:
+   * the embedded engine takes the buffer through chDB's own raw insert with the settings in the
+   * statement (no session state), a server gets the same bytes as the request body.
+   */
+  insertBytes(table: string, columns: readonly string[], body: Buffer, settings?: ClickHouseSettings): Promise<void>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -74,14 +81,29 @@ export function sessionSettings(): (settings?: ClickHouseSettings) => ClickHouse
   };
 }
 
+/** Settings every byte insert carries in its statement (the embedded raw insert bypasses the client's). */
+const INSERT_SETTINGS = { date_time_input_format: 'best_effort' } as const;
+
+type RawInsert = (p: { table: string; values: Buffer; format: 'JSONCompactEachRow'; columns: readonly string[]; settings: Record<string, string | number | boolean> }) => Promise<unknown>;
+
+/** Settings as statement-level values: strings, numbers and booleans only, undefined dropped. */
+function statementSettings(settings: ClickHouseSettings | undefined): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = { ...INSERT_SETTINGS };
+  for (const [k, v] of Object.entries(settings ?? {})) if (v !== undefined) out[k] = v as string | number | boolean;
+  return out;
+}
+
 export function createStore(config: Config): Store {
   const embedded = !config.clickhouse.url;
   let client: ClickHouseClient;
+  let rawInsert: RawInsert | undefined;
   if (embedded) {
     const path = join(config.dataDir, 'clickhouse');
     mkdirSync(path, { recursive: true });
+    const chdb = createChdbConnection({ path });
+    rawInsert = (p) => chdb.chdb.rawInsert(p as Parameters<typeof chdb.chdb.rawInsert>[0]);
     // chdb/connection is typed against @clickhouse/client-common's copy of the Connection interface
-    const connection = createChdbConnection({ path }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
+    const connection = chdb as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
     client = createClient({ connection, clickhouse_settings: BASE_SETTINGS });
   } else {
     client = createClient({
@@ -115,6 +137,26 @@ export function createStore(config: Config): Store {
       if (rows.length === 0) return;
       await client.insert({ table: table.includes('.') ? table : `${db}.${table}`, values: rows as object[], format: 'JSONEachRow', clickhouse_settings: per(settings) });
     },
+    async insertBytes(table, columns, body, settings) {
+      if (body.length === 0) return;
+      const target = table.includes('.') ? table : `${db}.${table}`;
+      if (rawInsert) {
+        // settings travel in the statement (INSERT … SETTINGS …): nothing outlives the call
+        try {
+          await rawInsert({ table: target, values: body, format: 'JSONCompactEachRow', columns, settings: statementSettings(settings) });
+        } catch (err) {
+          throw withStoreCode(err);
+        }
+        return;
+      }
+      const rs = await client.exec({
+        query: `INSERT INTO ${target} (${columns.join(', ')}) FORMAT JSONCompactEachRow`,
+        values: Readable.from([body], { objectMode: false }),
+        clickhouse_settings: { ...INSERT_SETTINGS, ...settings },
+      });
+      rs.stream.resume();
+      await new Promise<void>((resolve, reject) => rs.stream.once('end', resolve).once('error', reject).once('close', resolve));
+    },
     async ping() {
       try {
         const r = await client.ping();
@@ -128,6 +170,19 @@ export function createStore(config: Config): Store {
     },
     close: () => client.close(),
   };
+}
+
+/** chDB's insert errors carry the engine's code as `clickhouseCode`; the store's callers read `code` (as the client's errors have it). */
+function withStoreCode(err: unknown): unknown {
+  const e = err as { clickhouseCode?: unknown; code?: unknown };
+  if (e && typeof e === 'object' && e.clickhouseCode !== undefined) {
+    try {
+      (e as { code: unknown }).code = String(e.clickhouseCode);
+    } catch {
+      // a read-only code: isTransientClickHouseError reads clickhouseCode too
+    }
+  }
+  return err;
 }
 
 /** ClickHouse error codes worth retrying: the same insert may succeed later. */
@@ -152,9 +207,10 @@ const TRANSIENT_ERRNO = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPI
 /** Decided by error class and code, never by message text. */
 export function isTransientClickHouseError(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
-  const e = err as { code?: unknown; transient?: unknown; cause?: unknown; name?: string };
+  const e = err as { code?: unknown; clickhouseCode?: unknown; transient?: unknown; cause?: unknown; name?: string };
   if (e.transient === true) return true;
   if (e.code !== undefined && TRANSIENT_CODES.has(String(e.code))) return true;
+  if (e.clickhouseCode !== undefined && TRANSIENT_CODES.has(String(e.clickhouseCode))) return true;
   if (typeof e.code === 'string' && TRANSIENT_ERRNO.has(e.code)) return true;
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return true;
   return e.cause ? isTransientClickHouseError(e.cause) : false;

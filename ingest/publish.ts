@@ -46,7 +46,7 @@ export function batchIds(tenant: string, source: SourceRoute, events: Array<{ js
 }
 
 /** The IngestBatch JSON built from pre-serialized events (no second serialization of the events). */
-function batchJson(tenant: string, source: SourceRoute, requestId: string, receiveTime: string, events: PreparedEvent[], ids: string[]): string {
+export function batchJson(tenant: string, source: SourceRoute, requestId: string, receiveTime: string, events: PreparedEvent[], ids: string[]): string {
   const head = `{"v":1,"tenant_id":${JSON.stringify(tenant)},"source":${JSON.stringify(source)},"request_id":${JSON.stringify(requestId)},"events":[`;
   const rt = JSON.stringify(receiveTime);
   return head + events.map((e, i) => `{"event_id":"${ids[i]}","receive_time":${rt},${e.json.slice(1)}`).join(',') + ']}';

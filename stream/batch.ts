@@ -4,9 +4,21 @@
  */
 import type { IngestBatch, IngestEvent } from '../schemas/events.js';
 import { TENANT_PATTERN } from '../schemas/subjects.js';
-import { eventsToRows, TABLES, type TableRows, type TransformOutput } from './rows.js';
+import { encodeTables, eventsToRows, TABLES, type TableBytes, type TableRows } from './rows.js';
 
-export type DecodeResult = { kind: 'ok'; output: TransformOutput; events: number } | { kind: 'poison'; reason: string };
+/** A decoded message: its rows as insert-ready bytes per table, and what the sink needs to know. */
+export interface DecodedRows {
+  tables: TableBytes;
+  /** `tenant\u0000conversation` keys of the conversations these events change. */
+  conversations: string[];
+  /** Earliest receive time of the batch (ms), for the freshness metric. */
+  receivedAtMs: number;
+  rowCount: number;
+  /** Exact size of the encoded rows. */
+  bytes: number;
+}
+
+export type DecodeResult = { kind: 'ok'; output: DecodedRows; events: number } | { kind: 'poison'; reason: string };
 
 const REQUIRED_STRINGS = ['event_id', 'tenant_id', 'type', 'event_time', 'receive_time'] as const;
 
@@ -89,16 +101,17 @@ export function decodeMessage(data: Uint8Array | string): DecodeResult {
   const p = parseBatch(data);
   if (p.kind === 'poison') return p;
   const events = p.batch.events.map(withDefaults);
-  const output = eventsToRows(events);
-  repairRows(output.rows);
-  return { kind: 'ok', output, events: events.length };
+  const t = eventsToRows(events);
+  repairRows(t.rows);
+  const { tables, bytes } = encodeTables(t.rows);
+  return { kind: 'ok', output: { tables, conversations: t.conversations, receivedAtMs: t.receivedAtMs, rowCount: t.rowCount, bytes }, events: events.length };
 }
 
 /** One event of a message with its own rows: the unit a refused insert is narrowed down to. */
 export interface EventRows {
   index: number;
   eventId: string;
-  rows: TableRows;
+  rows: TableBytes;
   /** The event as published (JSON), dead-lettered alone when the store refuses it. */
   json: string;
 }
@@ -121,7 +134,7 @@ export function splitMessage(data: Uint8Array | string): SplitMessage | { kind: 
     const json = JSON.stringify(e);
     const { rows } = eventsToRows([withDefaults(e)]);
     repairRows(rows);
-    return { index, eventId: e.event_id, rows, json };
+    return { index, eventId: e.event_id, rows: encodeTables(rows).tables, json };
   });
   return { tenant: p.batch.tenant_id, source: String(p.batch.source ?? ''), requestId: String(p.batch.request_id ?? ''), events };
 }

@@ -5,7 +5,6 @@ import { CONSUMERS, KV_BUCKETS, STREAMS } from '../schemas/subjects.js';
 import type { DecodeResult } from './batch.js';
 import { streamMetrics } from './metrics.js';
 import { createSink, type InsertFn } from './sink.js';
-import { insertCompact } from './compact-insert.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
 import { startStatusResponder } from './status-responder.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
@@ -61,10 +60,14 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   };
   const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
   const analyzeTask = new URL('./tasks/analyze.js', import.meta.url).href;
-  // analysis batches share the pool with decoding; they are few (one per debounce window) and bounded
-  const poolWork = (input: WorkInput) => pool.run(input, { filename: analyzeTask }) as Promise<WorkOutput>;
+  // analysis batches share the pool with decoding; they are few (one per debounce window) and bounded,
+  // and count against the room the store consumer sees (the pool refuses a task past its queue)
+  const poolWork = (input: WorkInput) => {
+    tasks++;
+    return (pool.run(input, { filename: analyzeTask }) as Promise<WorkOutput>).finally(() => tasks--);
+  };
 
-  const baseInsert: InsertFn = (table, rows, settings) => insertCompact(rt.store, table, rows, settings);
+  const baseInsert: InsertFn = (table, block, settings) => rt.store.insertBytes(table, block.columns, block.body, settings);
   const sink = createSink({
     insert: opts.wrapInsert ? opts.wrapInsert(baseInsert) : baseInsert,
     maxBatchRows: cfg.maxBatchRows,
@@ -87,8 +90,9 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       decoder,
       sink,
       maxDeliver: cfg.maxDeliver,
-      // enough to fill a batch by rows, bounded so that one replica never hoards the backlog
-      maxInFlight: Math.max(100, Math.min(10_000, capacity * 4)),
+      // enough for a batch being inserted plus a full one filling behind it (an insert under ~10k rows
+      // costs up to 3× per row: fixed cost per part), bounded so that one replica never hoards the backlog
+      maxInFlight: Math.max(2_000, Math.min(10_000, capacity * 4)),
       // held messages say they are in progress three times per ack wait (docs/stream.md "Recovery")
       heartbeatMs: Math.max(200, Math.floor(cfg.ackWaitMs / 3)),
       metrics,

@@ -11,6 +11,102 @@ export const TABLES = ['events', 'spans', 'messages', 'tool_calls'] as const;
 export type TableName = (typeof TABLES)[number];
 export type TableRows = Partial<Record<TableName, Record<string, unknown>[]>>;
 
+/** Column order of each table's JSONCompactEachRow text: every key the row functions below produce. */
+export const COLUMNS: Record<TableName, readonly string[]> = {
+  events: [
+    'tenant_id', 'event_time', 'event_id', 'receive_time', 'agent', 'source', 'type', 'name', 'conversation_id', 'user_id', 'environment',
+    'sequence', 'trace_id', 'span_id', 'attributes', 'resource', 'scope_name', 'scope_version', 'facets', 'model', 'input_tokens',
+    'output_tokens', 'cache_read_tokens', 'cache_creation_tokens', 'cost_usd', 'tool_name', 'tool_call_id', 'success', 'duration_ms', 'message_id',
+  ],
+  spans: [
+    'tenant_id', 'trace_id', 'span_id', 'parent_span_id', 'start_time', 'end_time', 'duration_ms', 'name', 'kind', 'status_code', 'status_message',
+    'agent', 'conversation_id', 'gen_ai_operation', 'gen_ai_provider', 'gen_ai_request_model', 'gen_ai_response_model', 'gen_ai_input_tokens',
+    'gen_ai_output_tokens', 'gen_ai_tool_name', 'gen_ai_tool_call_id', 'attributes', 'resource', 'events', 'event_id',
+  ],
+  messages: [
+    'tenant_id', 'conversation_id', 'ts', 'seq', 'user_id', 'environment', 'agent', 'source', 'event_id', 'message_id', 'role', 'content',
+    'content_blocks', 'tool_calls', 'tool_results', 'has_tool_error', 'model', 'provider', 'input_tokens', 'output_tokens', 'reasoning_tokens',
+    'thread_id', 'parent_message_id', 'format', 'metadata',
+  ],
+  tool_calls: [
+    'tenant_id', 'conversation_id', 'call_id', 'ts', 'last_ts', 'tool_name', 'input', 'command', 'effect_class', 'success', 'error', 'error_type',
+    'duration_ms', 'decision', 'decision_source', 'agent', 'environment', 'user_id', 'message_id', 'mcp_server',
+  ],
+};
+
+/** Partition column of each time-partitioned table (`PARTITION BY toYYYYMM(<column>)` in sql/migrations). */
+export const PARTITION_COLUMN: Partial<Record<TableName, string>> = { events: 'event_time', spans: 'start_time', messages: 'ts' };
+
+/**
+ * Insert-ready bytes of one table: JSONCompactEachRow lines (one JSON array per row in COLUMNS
+ * order, each ending with a newline) of one partition month (`''` for unpartitioned tables).
+ */
+export interface RowChunk {
+  month: string;
+  rows: number;
+  data: Uint8Array;
+}
+/** The rows of a message (or of one event) as bytes, per table. */
+export type TableBytes = Partial<Record<TableName, RowChunk[]>>;
+
+const utf8 = new TextEncoder();
+
+/**
+ * Serializes rows once, where they are produced (a worker): what travels to the sink and into the
+ * store is these bytes, never the row objects. Every row is a JSON array in the table's column
+ * order; an absent value is null, which inserts the column default.
+ */
+export function encodeTables(rows: TableRows): { tables: TableBytes; bytes: number } {
+  const tables: TableBytes = {};
+  let bytes = 0;
+  for (const t of TABLES) {
+    const list = rows[t];
+    if (!list || list.length === 0) continue;
+    const cols = COLUMNS[t];
+    const part = PARTITION_COLUMN[t];
+    const byMonth = new Map<string, { text: string; rows: number }>();
+    for (const r of list) {
+      const a = new Array(cols.length);
+      for (let c = 0; c < cols.length; c++) a[c] = r[cols[c]!] ?? null;
+      const month = part ? String(r[part] ?? '').slice(0, 7) : '';
+      const line = JSON.stringify(a) + '\n';
+      const acc = byMonth.get(month);
+      if (acc) {
+        acc.text += line;
+        acc.rows++;
+      } else byMonth.set(month, { text: line, rows: 1 });
+    }
+    const chunks: RowChunk[] = [];
+    for (const [month, { text, rows: n }] of byMonth) {
+      const data = utf8.encode(text);
+      bytes += data.byteLength;
+      chunks.push({ month, rows: n, data });
+    }
+    tables[t] = chunks;
+  }
+  return { tables, bytes };
+}
+
+/** Rows of one table's chunks as objects again (tests, diagnostics; never on the insert path). */
+export function decodeTable(table: TableName, chunks: readonly RowChunk[] | undefined): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const ch of chunks ?? []) out.push(...decodeLines(COLUMNS[table], Buffer.from(ch.data.buffer, ch.data.byteOffset, ch.data.byteLength).toString('utf8')));
+  return out;
+}
+
+/** JSONCompactEachRow text back to objects keyed by `columns`. */
+export function decodeLines(columns: readonly string[], text: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const a = JSON.parse(line) as unknown[];
+    const o: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) if (a[c] !== null && a[c] !== undefined) o[columns[c]!] = a[c];
+    out.push(o);
+  }
+  return out;
+}
+
 
 export interface TransformOutput {
   rows: TableRows;
@@ -19,7 +115,6 @@ export interface TransformOutput {
   /** Earliest receive time of the batch (ms), for the freshness metric. */
   receivedAtMs: number;
   rowCount: number;
-  bytes: number;
 }
 
 const toText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
@@ -48,20 +143,12 @@ export function eventsToRows(events: readonly IngestEvent[]): TransformOutput {
   }
   const out: TableRows = {};
   let rowCount = 0;
-  let bytes = 0;
   for (const t of TABLES) {
     if (rows[t].length === 0) continue;
     out[t] = rows[t];
     rowCount += rows[t].length;
-    for (const r of rows[t]) bytes += approxBytes(r);
   }
-  return { rows: out, conversations: [...conversations], receivedAtMs: Number.isFinite(receivedAtMs) ? receivedAtMs : Date.now(), rowCount, bytes };
-}
-
-function approxBytes(row: Record<string, unknown>): number {
-  let n = 0;
-  for (const v of Object.values(row)) n += typeof v === 'string' ? v.length : typeof v === 'object' && v ? JSON.stringify(v).length : 8;
-  return n;
+  return { rows: out, conversations: [...conversations], receivedAtMs: Number.isFinite(receivedAtMs) ? receivedAtMs : Date.now(), rowCount };
 }
 
 function eventRow(e: IngestEvent): Record<string, unknown> {

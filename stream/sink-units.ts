@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SplitMessage } from './batch.js';
-import type { TableName, TableRows } from './rows.js';
+import { PARTITION_COLUMN, type RowChunk, type TableBytes, type TableName } from './rows.js';
 
 /** A message's memory; `split` is set once the message had to be narrowed down to its events. */
 export interface Progress {
@@ -22,7 +22,7 @@ export interface Unit {
   /** Stable across redeliveries: the message id, `<message id>#<event index>` for an event. */
   key: string;
   progress: Progress;
-  rows: TableRows;
+  rows: TableBytes;
   /** Event index within its message when the unit is one event. */
   event?: number;
 }
@@ -50,7 +50,7 @@ export function createProgressMemory(ttlMs = 10 * 60_000) {
 }
 
 /** The units of a message still to be stored: itself, or its events not refused. */
-export function unitsOf(id: string, rows: TableRows, p: Progress): Unit[] {
+export function unitsOf(id: string, rows: TableBytes, p: Progress): Unit[] {
   if (p.refusedWhole !== undefined) return [];
   if (!p.split) return [{ key: id, progress: p, rows }];
   const out: Unit[] = [];
@@ -82,31 +82,27 @@ export function dedupToken(table: string, keys: readonly string[]): string {
   return h.digest('hex');
 }
 
-/** Partition column of each table as declared in sql/migrations (`PARTITION BY toYYYYMM(<column>)`). */
-const PARTITION_COLUMN: Partial<Record<TableName, string>> = { events: 'event_time', spans: 'start_time', messages: 'ts' };
 /** ClickHouse refuses an insert that touches more partitions (`max_partitions_per_insert_block`, default 100). */
 export const MAX_PARTITIONS_PER_INSERT = 100;
 
 /**
- * Rows split so that no insert touches more than MAX_PARTITIONS_PER_INSERT months: one request
- * may carry years of history. Deterministic for the same rows (months in order), so a retried
- * insert of the same units gets the same chunks and tokens. One chunk in the usual case.
+ * Chunks split so that no insert touches more than MAX_PARTITIONS_PER_INSERT months: one request
+ * may carry years of history. Deterministic for the same chunks (months in order), so a retried
+ * insert of the same units gets the same pieces and tokens. One piece in the usual case.
  */
-export function partitionChunks(table: TableName, rows: Record<string, unknown>[]): Record<string, unknown>[][] {
-  const column = PARTITION_COLUMN[table];
-  if (!column || rows.length <= MAX_PARTITIONS_PER_INSERT) return [rows];
-  const byMonth = new Map<string, Record<string, unknown>[]>();
-  for (const r of rows) {
-    const month = String(r[column] ?? '').slice(0, 7);
-    let list = byMonth.get(month);
-    if (!list) byMonth.set(month, (list = []));
-    list.push(r);
+export function partitionChunks(table: TableName, chunks: readonly RowChunk[]): RowChunk[][] {
+  if (!PARTITION_COLUMN[table]) return [[...chunks]];
+  const byMonth = new Map<string, RowChunk[]>();
+  for (const c of chunks) {
+    let list = byMonth.get(c.month);
+    if (!list) byMonth.set(c.month, (list = []));
+    list.push(c);
   }
-  if (byMonth.size <= MAX_PARTITIONS_PER_INSERT) return [rows];
+  if (byMonth.size <= MAX_PARTITIONS_PER_INSERT) return [[...chunks]];
   const months = [...byMonth.keys()].sort();
-  const chunks: Record<string, unknown>[][] = [];
+  const out: RowChunk[][] = [];
   for (let i = 0; i < months.length; i += MAX_PARTITIONS_PER_INSERT) {
-    chunks.push(months.slice(i, i + MAX_PARTITIONS_PER_INSERT).flatMap((m) => byMonth.get(m)!));
+    out.push(months.slice(i, i + MAX_PARTITIONS_PER_INSERT).flatMap((m) => byMonth.get(m)!));
   }
-  return chunks;
+  return out;
 }

@@ -14,13 +14,33 @@ import { isTransientClickHouseError } from '../core/clickhouse.js';
 import { withRetry } from '../core/retry.js';
 import type { Logger } from '../core/log.js';
 import type { SplitMessage } from './batch.js';
-import { TABLES, type TableName, type TableRows } from './rows.js';
+import { COLUMNS, decodeLines, TABLES, type RowChunk, type TableBytes, type TableName } from './rows.js';
 import type { StreamMetrics } from './metrics.js';
 import { createProgressMemory, dedupToken, isDone, markDone, partitionChunks, splitInto, unitsOf, type Progress, type Unit } from './sink-units.js';
 
 export { dedupToken } from './sink-units.js';
 
-export type InsertFn = (table: string, rows: readonly object[], settings?: ClickHouseSettings) => Promise<void>;
+/** One insert: JSONCompactEachRow bytes in `columns` order, produced by the decode workers. */
+export interface RowBlock {
+  columns: readonly string[];
+  body: Buffer;
+  rows: number;
+}
+
+export type InsertFn = (table: string, block: RowBlock, settings?: ClickHouseSettings) => Promise<void>;
+
+/** A block's rows as objects again (fault seams and tests; never on the insert path). */
+export function blockRows(block: RowBlock): Record<string, unknown>[] {
+  return decodeLines(block.columns, block.body.toString('utf8'));
+}
+
+/** The block of a list of chunks: their bytes concatenated (one copy). */
+export function blockOf(table: TableName, chunks: readonly RowChunk[]): RowBlock {
+  let rows = 0;
+  for (const c of chunks) rows += c.rows;
+  const body = chunks.length === 1 ? Buffer.from(chunks[0]!.data.buffer, chunks[0]!.data.byteOffset, chunks[0]!.data.byteLength) : Buffer.concat(chunks.map((c) => c.data));
+  return { columns: COLUMNS[table], body, rows };
+}
 
 /** An event the store refused: dead-lettered alone by the consumer. */
 export interface RefusedEvent {
@@ -34,7 +54,7 @@ export interface RefusedEvent {
 export interface SinkEntry {
   /** Stable across redeliveries: Nats-Msg-Id, else stream:sequence. */
   id: string;
-  rows: TableRows;
+  rows: TableBytes;
   rowCount: number;
   bytes: number;
   receivedAtMs: number;
@@ -84,19 +104,42 @@ export function createSink(opts: SinkOptions): Sink {
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let pending = 0;
+  /** Flushes queued or running. */
+  let flushing = 0;
+  /** The buffer's time is up while a flush runs: cut it as soon as that flush ends. */
+  let due = false;
   const memory = createProgressMemory();
 
   const cut = () => {
     if (timer) clearTimeout(timer);
     timer = undefined;
+    due = false;
     const batch = buffer;
     buffer = [];
     rows = 0;
     bytes = 0;
     if (batch.length === 0) return chain;
+    flushing++;
     // flushes run one at a time, in order; the next batch fills meanwhile
-    chain = chain.then(() => flushBatch(batch, opts, memory)).finally(() => (pending -= batch.length));
+    chain = chain
+      .then(() => flushBatch(batch, opts, memory))
+      .finally(() => {
+        pending -= batch.length;
+        flushing--;
+        if (flushing === 0 && due && buffer.length) void cut();
+      });
     return chain;
+  };
+  /**
+   * Group commit: by time, the buffer is cut only when no flush is running; while one runs, the
+   * buffer keeps filling (up to the row and byte limits) and is cut when it ends. Under load an
+   * insert therefore carries everything that arrived during the previous one, instead of a
+   * batch per timer tick queued behind it (many small inserts, each a part to write and merge).
+   */
+  const onTimer = () => {
+    timer = undefined;
+    if (flushing > 0) due = true;
+    else void cut();
   };
 
   return {
@@ -106,7 +149,7 @@ export function createSink(opts: SinkOptions): Sink {
       rows += entry.rowCount;
       bytes += entry.bytes;
       if (rows >= opts.maxBatchRows || bytes >= opts.maxBatchBytes) void cut();
-      else if (!timer) timer = setTimeout(() => void cut(), opts.flushIntervalMs);
+      else if (!timer && !due) timer = setTimeout(onTimer, opts.flushIntervalMs);
     },
     get pending() {
       return pending;
@@ -195,14 +238,17 @@ async function refuseOne(table: TableName, u: Unit, err: unknown, held: Held[], 
 }
 
 async function insertRows(table: TableName, units: Unit[], held: Held[], opts: SinkOptions): Promise<void> {
-  const rows: Record<string, unknown>[] = [];
-  for (const u of units) for (const r of u.rows[table]!) rows.push(r);
+  const all: RowChunk[] = [];
+  for (const u of units) for (const c of u.rows[table]!) all.push(c);
   const token = dedupToken(table, units.map((u) => u.key));
-  const chunks = partitionChunks(table, rows);
+  const pieces = partitionChunks(table, all);
   const started = process.hrtime.bigint();
-  for (let i = 0; i < chunks.length; i++) {
-    const settings = { insert_deduplication_token: chunks.length === 1 ? token : `${token}.${i}` };
-    await withRetry(() => opts.insert(table, chunks[i]!, settings), {
+  let rows = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    const settings = { insert_deduplication_token: pieces.length === 1 ? token : `${token}.${i}` };
+    const block = blockOf(table, pieces[i]!);
+    rows += block.rows;
+    await withRetry(() => opts.insert(table, block, settings), {
       isRetryable: isTransientClickHouseError,
       deadlineMs: opts.retryDeadlineMs,
       baseDelayMs: 100,
@@ -215,8 +261,8 @@ async function insertRows(table: TableName, units: Unit[], held: Held[], opts: S
     });
   }
   opts.metrics.insertLatency.observe({ table }, Number(process.hrtime.bigint() - started) / 1e9);
-  opts.metrics.insertedRows.inc({ table }, rows.length);
-  opts.metrics.batchRows.observe({ table }, rows.length);
+  opts.metrics.insertedRows.inc({ table }, rows);
+  opts.metrics.batchRows.observe({ table }, rows);
 }
 
 async function complete(held: Held[], opts: SinkOptions, memory: Memory): Promise<void> {

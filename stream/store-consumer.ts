@@ -98,7 +98,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
     const out = res.output;
     opts.sink.add({
       id,
-      rows: out.rows,
+      rows: out.tables,
       rowCount: out.rowCount,
       bytes: out.bytes,
       receivedAtMs: out.receivedAtMs,

@@ -4,6 +4,7 @@
  * way carry the same cost). Modes: closed loop at a fixed concurrency, or an offered event rate.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { threadCpuSeconds } from './cpu.js';
 import { Agent, request } from 'node:http';
 import { patchBody, type PoolRequest } from './pool.js';
 
@@ -30,6 +31,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
   errors: number;
   elapsedMs: number;
+  /** CPU seconds of the load generator's own thread (subtracted from the process to cost the system alone). */
+  cpuSeconds?: number;
   /** Open loop only: the send window (requests still in flight at its end extend elapsedMs, not this). */
   windowMs?: number;
   latencies: number[];
@@ -161,8 +164,9 @@ export async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
 }
 
 if (parentPort && workerData?.spec) {
+  const cpu0 = threadCpuSeconds();
   (workerData.engine === 'autocannon' ? runAutocannon : runLoad)(workerData.spec as LoadSpec).then(
-    (r) => parentPort!.postMessage({ ok: true, result: r }),
+    (r) => parentPort!.postMessage({ ok: true, result: { ...r, cpuSeconds: threadCpuSeconds() - cpu0 } }),
     (err) => parentPort!.postMessage({ ok: false, error: String(err?.stack ?? err) }),
   );
 }

@@ -3,6 +3,7 @@ import { buildPool, type Pool } from '../lib/pool.js';
 import { loadInWorker, throughput, type Throughput } from '../lib/load.js';
 import { routeExists, type BenchSystem } from '../lib/system.js';
 import { summarize, type LatencySummary } from '../lib/stats.js';
+import { processCpuSeconds } from '../lib/cpu.js';
 import { drain, nextRounds } from './edge.js';
 import type { BenchOptions } from '../options.js';
 
@@ -15,6 +16,13 @@ export interface Step {
   drain_ms: number;
   non_2xx_share: number;
   bounded: boolean;
+  /**
+   * CPU seconds per million accepted events of the system under test (ingest + stream + engine: the
+   * bench process minus the load generator's thread), from the start of the step until its backlog
+   * drained; `bus_cpu_s_per_million` is the nats-server's.
+   */
+  cpu_s_per_million: number;
+  bus_cpu_s_per_million: number;
 }
 
 export interface E2eResult {
@@ -41,6 +49,8 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
   const maxSteps = o.quick ? 7 : 12;
   for (let i = 0; i < maxSteps; i++) {
     const before = await sys.backlog();
+    const cpu0 = processCpuSeconds();
+    const bus0 = processCpuSeconds(sys.nats.pid);
     let backlogMax = 0;
     let sampling = true;
     const sampler = (async () => {
@@ -59,11 +69,14 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
     const drained = await drain(sys, Math.max(limit, 60_000));
     const drainMs = drained ? Date.now() - t0 : -1;
     const t = throughput(res);
+    const accepted = res.okEvents || 1;
+    const cpu = processCpuSeconds() - cpu0 - (res.cpuSeconds ?? 0);
+    const perMillion = (s: number) => Math.round((s / accepted) * 1e6 * 10) / 10;
     const non2xx = res.sent ? (res.sent - res.ok) / res.sent : 1;
     const consumed = (end?.delivered ?? 0) > (before?.delivered ?? 0);
     const bounded = t.events_per_s >= 0.9 * rate && non2xx < 0.01 && drained && drainMs <= limit && consumed;
-    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded });
-    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s}, backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${bounded ? 'sustained' : 'NOT sustained'}`);
+    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu), bus_cpu_s_per_million: perMillion(processCpuSeconds(sys.nats.pid) - bus0) });
+    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s}, backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${perMillion(cpu)} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
     if (!consumed) return { missing: 'n/a (stream role consumed nothing)', steps, max_sustained_events_per_s: NaN };
     if (!bounded) break;
     rate = Math.round(rate * 1.6);

@@ -17,7 +17,7 @@ export function peakRssMb(pid: number | 'self'): number {
   }
 }
 
-interface Child {
+export interface Child {
   proc: ChildProcess;
   ingestUrl?: string;
   queryUrl?: string;
@@ -25,8 +25,8 @@ interface Child {
 }
 
 /** Starts `node bin/tracehouse.js <command>` and waits for its "ready" banner (URLs parsed from it). */
-async function startChild(command: string, env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, [join(projectRoot, 'bin', 'tracehouse.js'), command], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startChild(command: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const proc = spawn(process.execPath, [...nodeArgs, join(projectRoot, 'bin', 'tracehouse.js'), command], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command} not ready after 90 s: ${text.slice(-500)}`)), 90_000);

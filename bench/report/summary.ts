@@ -4,12 +4,22 @@ import type { DatasetResult, EndpointRow } from '../phases/query.js';
 import type { MemoryResult } from '../phases/memory.js';
 import type { InsertCeiling } from '../ceilings/clickhouse.js';
 import type { BusCeiling } from '../ceilings/jetstream.js';
+import type { StoreCeilings } from '../ceilings/real-rows.js';
+import type { DrainResult } from '../phases/drain.js';
 import type { Backlogs, IdleWait } from '../lib/idle.js';
 
 /** The headline numbers every run carries; null where the figure was not measured. */
 export interface Summary {
   e2e_events_per_s: number | null;
   e2e_vs_insert_ceiling: number | null;
+  /** End to end against (a) the engine's best bulk insert of the same real rows, and (b) the engine without parsing. */
+  e2e_vs_best_insert: number | null;
+  e2e_vs_no_parse: number | null;
+  /** CPU seconds of the system under test per million events at the highest sustained step (load generator excluded). */
+  cpu_s_per_million_events: number | null;
+  /** On-disk bytes per event of the real rows (events, spans, messages, tool_calls). */
+  bytes_stored_per_event: number | null;
+  stream_drain_events_per_s: number | null;
   freshness_p50_ms: number | null;
   freshness_p99_ms: number | null;
   ingest_events_per_s: number | null;
@@ -20,7 +30,7 @@ export interface Summary {
 }
 
 export const SUMMARY_FIELDS: ReadonlyArray<keyof Summary> = [
-  'e2e_events_per_s', 'e2e_vs_insert_ceiling', 'freshness_p50_ms', 'freshness_p99_ms', 'ingest_events_per_s',
+  'e2e_events_per_s', 'e2e_vs_insert_ceiling', 'e2e_vs_best_insert', 'e2e_vs_no_parse', 'cpu_s_per_million_events', 'bytes_stored_per_event', 'stream_drain_events_per_s', 'freshness_p50_ms', 'freshness_p99_ms', 'ingest_events_per_s',
   'query_p99_ms_max', 'query_vs_bare_max', 'rss_all_in_one_mb', 'dataset_events',
 ];
 
@@ -42,7 +52,9 @@ export interface BenchResult {
   options: Record<string, unknown>;
   machine: Machine;
   summary: Summary;
-  ceilings: { clickhouse_insert?: InsertCeiling; jetstream?: BusCeiling; http_parse_events_per_s?: number };
+  ceilings: { clickhouse_insert?: InsertCeiling; store?: StoreCeilings; jetstream?: BusCeiling; http_parse_events_per_s?: number };
+  /** The stream role alone draining a backlog of real messages. */
+  drain?: DrainResult;
   edge: EdgeRow[];
   e2e?: E2eResult;
   freshness?: FreshnessResult;
@@ -64,9 +76,18 @@ export function buildSummary(r: Omit<BenchResult, 'summary' | 'goals'>): Summary
   const live = r.query.filter((q) => q.api);
   const e2e = r.e2e?.missing ? undefined : r.e2e?.max_sustained_events_per_s;
   const insert = r.ceilings.clickhouse_insert?.events_per_s;
+  const best = r.ceilings.store?.best_insert_events_per_s;
+  const noParse = r.ceilings.store?.no_parse_events_per_s;
+  const sustained = r.e2e?.steps?.filter((s) => s.bounded && Number.isFinite(s.cpu_s_per_million)) ?? [];
+  const top = sustained.length ? sustained.reduce((a, b) => (b.accepted_events_per_s > a.accepted_events_per_s ? b : a)) : undefined;
   return {
     e2e_events_per_s: num(e2e),
     e2e_vs_insert_ceiling: num(e2e !== undefined && insert ? e2e / insert : undefined),
+    e2e_vs_best_insert: num(e2e !== undefined && best ? e2e / best : undefined),
+    e2e_vs_no_parse: num(e2e !== undefined && noParse ? e2e / noParse : undefined),
+    cpu_s_per_million_events: num(top?.cpu_s_per_million),
+    bytes_stored_per_event: num(r.ceilings.store?.bytes_per_event.total),
+    stream_drain_events_per_s: num(r.drain?.events_per_s),
     freshness_p50_ms: num(r.freshness?.latency?.p50_ms),
     freshness_p99_ms: num(r.freshness?.latency?.p99_ms),
     ingest_events_per_s: num(edge.length ? edge.reduce((a, b) => a + b, 0) / edge.length : undefined),

@@ -14,11 +14,15 @@ export function formatReport(r: BenchResult): string {
   const c = r.ceilings;
   out.push('CEILINGS (same run, same machine)');
   out.push(formatTable(['ceiling', 'events/s', 'detail'], [
-    ['ClickHouse bulk insert (same rows, same tables)', c.clickhouse_insert?.events_per_s ?? null, c.clickhouse_insert ? `${fmtNum(c.clickhouse_insert.rows_per_s)} rows/s over ${fmtNum(c.clickhouse_insert.rows)} rows` : 'n/a'],
+    ['ClickHouse bulk insert via the client (generator rows, JSONEachRow)', c.clickhouse_insert?.events_per_s ?? null, c.clickhouse_insert ? `${fmtNum(c.clickhouse_insert.rows_per_s)} rows/s over ${fmtNum(c.clickhouse_insert.rows)} rows` : 'n/a'],
+    ['(a) engine best bulk insert (real rows, raw JSONCompactEachRow, 50k-row batches)', c.store?.best_insert_events_per_s ?? null, c.store ? `${fmtNum(c.store.best_insert_rows_per_s)} rows/s over ${fmtNum(c.store.rows)} rows; ${fmtNum(c.store.json_bytes_per_event)} B JSON and ${fmtNum(c.store.bytes_per_event.total ?? NaN)} B on disk per event` : 'n/a'],
+    ['(b) engine without parsing (INSERT … SELECT from Memory)', c.store?.no_parse_events_per_s ?? null, ''],
     ['JetStream publish (same batches)', c.jetstream?.publish_events_per_s ?? null, c.jetstream ? `${fmtNum(c.jetstream.publish_msgs_per_s)} msgs/s` : 'n/a'],
     ['JetStream consume + ack', c.jetstream?.consume_events_per_s ?? null, c.jetstream ? `${fmtNum(c.jetstream.consume_msgs_per_s)} msgs/s` : 'n/a'],
     ['bare node:http parse (mean of formats)', c.http_parse_events_per_s ?? null, ''],
   ]));
+  const d = r.drain;
+  if (d) out.push(`\nSTREAM ROLE ALONE draining ${fmtNum(d.events)} events (${fmtNum(d.messages)} messages): ${d.missing ?? `${fmtNum(d.events_per_s)} events/s in ${d.seconds} s, ${fmtNum(d.cpu_s_per_million)} CPU-s per million events`}`);
   out.push('\nINGEST EDGE (fixed concurrency; own client, then autocannon)');
   out.push(formatTable(['format', 'req/s', 'events/s', 'p50 ms', 'p95 ms', 'p99 ms', 'vs parse', 'autocannon ev/s', 'ac p99'], r.edge.map((e) =>
     e.missing
@@ -28,7 +32,7 @@ export function formatReport(r: BenchResult): string {
   out.push('\nEND TO END (offered rate stepped; sustained = backlog bounded)');
   if (r.e2e?.missing) out.push(`  ${r.e2e.missing}`);
   if (r.e2e?.steps.length) {
-    out.push(formatTable(['offered ev/s', 'accepted ev/s', 'backlog max', 'drain ms', 'non-2xx', 'sustained'], r.e2e.steps.map((s) => [s.offered_events_per_s, s.accepted_events_per_s, s.backlog_max, s.drain_ms, s.non_2xx_share, s.bounded ? 'yes' : 'NO'])));
+    out.push(formatTable(['offered ev/s', 'accepted ev/s', 'backlog max', 'drain ms', 'non-2xx', 'CPU-s/M ev', 'bus CPU-s/M', 'sustained'], r.e2e.steps.map((s) => [s.offered_events_per_s, s.accepted_events_per_s, s.backlog_max, s.drain_ms, s.non_2xx_share, s.cpu_s_per_million ?? null, s.bus_cpu_s_per_million ?? null, s.bounded ? 'yes' : 'NO'])));
   }
   const f = r.freshness;
   out.push(`\nFRESHNESS accepted → visible in the data API: ${f?.missing ?? (f?.latency ? `p50 ${na(f.latency.p50_ms)} ms, p99 ${na(f.latency.p99_ms)} ms over ${f.markers} markers (${f.timeouts} timeouts) at ${fmtNum(f.rate_events_per_s)} ev/s` : 'n/a')}`);

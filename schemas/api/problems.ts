@@ -48,7 +48,7 @@ export const problemRow = obj({
   verified_causal_version: nullable(int),
 });
 
-const criterion = obj({ kind: str, family: str, tool_name: str, type: str });
+const criterion = obj({ kind: str, family: str, tool_name: str, type: str, cluster_id: str });
 export const problemRubric = obj({
   version: int,
   cause_statement: str,

@@ -4,6 +4,7 @@
  * Phrasings are generic English; verbs map to families of tool-name stems, so "cancelled" is
  * checked against calls named like cancel/delete/remove whatever the domain.
  */
+import { LiteralGates } from './text/gate.js';
 import { maskQuoted, sentenceSpans } from './text/prose.js';
 
 export type ClaimType = 'action_done' | 'file_written' | 'tests_pass' | 'build_succeeded' | 'command_succeeded' | 'sent' | 'value_is' | 'failure_reported' | 'nothing_found' | 'statement';
@@ -88,6 +89,9 @@ const DETECTORS: Array<[Exclude<keyof Marks, 'action'>, RegExp, RegExp]> = [
   ['money', /[$€£]|dollar|usd|eur/i, global(MONEY)],
 ];
 
+/** Most detectors need words a message does not contain: one pass finds which can match at all. */
+const DETECTOR_GATES = new LiteralGates(DETECTORS.map(([, , re]) => re));
+
 interface Marks {
   failure?: true;
   nothing?: true;
@@ -119,8 +123,10 @@ export function extractClaims(text: string): Claim[] {
     }
     return -1;
   };
-  for (const [name, hint, re] of DETECTORS) {
-    if (!hint.test(masked)) continue;
+  const may = DETECTOR_GATES.scan(masked);
+  for (let d = 0; d < DETECTORS.length; d++) {
+    const [name, hint, re] = DETECTORS[d]!;
+    if (!may[d] || !hint.test(masked)) continue;
     re.lastIndex = 0;
     for (let hit = re.exec(masked); hit; hit = re.exec(masked)) {
       const k = sentenceOf(hit.index);

@@ -33,6 +33,7 @@ import {
   TRUNCATED_RESULT,
   type PatternRule,
 } from './laziness-patterns.js';
+import { LiteralGates } from './text/gate.js';
 import { codeBlocks, maskQuoted, sentenceSpans } from './text/prose.js';
 import { isToolResultOnly } from './text/turns.js';
 
@@ -106,17 +107,26 @@ class Collector {
 
 const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter((l) => l.length >= 8);
 
+/** Which patterns can match a text at all (one pass each), so the others are not run. */
+const CODE_GATES = new LiteralGates([...CODE_RULES.map((r) => r.re), SKIP_MARKER]);
+const PROSE_GATES = new LiteralGates([...PROSE_RULES.map((r) => r.re), COMPLETION_CLAIM]);
+const REQUEST_GATES = new LiteralGates([TEST_REQUEST, CODE_REQUEST, REQUESTED_PLACEHOLDER]);
+const RESULT_GATES = new LiteralGates([TRUNCATED_RESULT]);
+
 /** Placeholders in code the agent wrote, unless asked for, pasted by the person or already there. */
 function checkCode(c: Collector, m: SnapshotMessage, code: string, replaced: string, t: ThreadState, inProse: boolean): void {
   if (t.askedPlaceholders) return;
-  for (const rule of CODE_RULES) {
+  const may = CODE_GATES.scan(code);
+  for (let k = 0; k < CODE_RULES.length; k++) {
+    if (!may[k]) continue;
+    const rule = CODE_RULES[k]!;
     const hit = rule.re.exec(code);
     if (!hit) continue;
     const line = hit[0].trim();
     if (t.pasted.has(line) || (replaced && replaced.includes(line))) continue;
     c.add(m.index, rule.pattern, inProse ? Math.min(rule.confidence, PROSE_CODE_CONFIDENCE) : rule.confidence, line.slice(0, MAX_QUOTE));
   }
-  if (SKIP_MARKER.test(code)) {
+  if (may[CODE_RULES.length] && SKIP_MARKER.test(code)) {
     const hit = SKIP_MARKER.exec(code)!;
     if (!replaced.includes(hit[0])) c.add(m.index, 'skipped_tests', 0.55, hit[0]);
   }
@@ -143,12 +153,15 @@ const PROSE_HINT = /exercise|stop (?:here|there|at)|brevity|short|omit|left out|
 
 function checkProse(c: Collector, m: SnapshotMessage, t: ThreadState, canAct: boolean): void {
   const masked = maskQuoted(m.text);
-  if (PROSE_HINT.test(masked)) checkProseRules(c, m, t, masked);
-  checkCompletion(c, m, t, canAct, masked);
+  const may = PROSE_GATES.scan(masked);
+  if (PROSE_HINT.test(masked)) checkProseRules(c, m, t, masked, may);
+  if (may[PROSE_RULES.length]) checkCompletion(c, m, t, canAct, masked);
 }
 
-function checkProseRules(c: Collector, m: SnapshotMessage, t: ThreadState, masked: string): void {
-  for (const rule of PROSE_RULES) {
+function checkProseRules(c: Collector, m: SnapshotMessage, t: ThreadState, masked: string, may: Uint8Array): void {
+  for (let k = 0; k < PROSE_RULES.length; k++) {
+    if (!may[k]) continue;
+    const rule = PROSE_RULES[k]!;
     const hit = rule.re.exec(masked);
     if (!hit) continue;
     if (rule.pattern === 'skipped_tests' && t.askedPlaceholders) continue;
@@ -188,15 +201,16 @@ export function detectLaziness(s: ConversationSnapshot): LazinessDetection[] {
       t.request = m.text;
       t.calls = 0;
       t.testCalls = 0;
-      t.askedTests = TEST_REQUEST.test(m.text);
-      t.workRequest = CODE_REQUEST.test(m.text) && !EVIDENCE_IN_REQUEST.test(m.text);
-      t.askedPlaceholders ||= REQUESTED_PLACEHOLDER.test(m.text);
+      const may = REQUEST_GATES.scan(m.text);
+      t.askedTests = !!may[0] && TEST_REQUEST.test(m.text);
+      t.workRequest = !!may[1] && CODE_REQUEST.test(m.text) && !EVIDENCE_IN_REQUEST.test(m.text);
+      t.askedPlaceholders ||= !!may[2] && REQUESTED_PLACEHOLDER.test(m.text);
       for (const l of lines(m.text)) t.pasted.add(l);
     } else if (m.role === 'user' && isToolResultOnly(m)) {
       for (const b of m.blocks) {
         if (b.type !== 'tool_result') continue;
         const text = typeof b.content === 'string' ? b.content : JSON.stringify(b.content ?? '');
-        const hit = TRUNCATED_RESULT.exec(text);
+        const hit = RESULT_GATES.scan(text)[0] ? TRUNCATED_RESULT.exec(text) : null;
         if (hit) c.add(m.index, 'truncated_input', 0.5, hit[0], true);
       }
     } else if (m.role === 'assistant') {

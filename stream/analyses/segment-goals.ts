@@ -28,9 +28,35 @@ function isOutputLine(line: string): boolean {
   if (/^\/[a-z][\w:-]*(\s|$)/i.test(t)) return true;
   if (/^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d/.test(t)) return true;
   if (/^\s*(ERROR|WARN|INFO|DEBUG)\b[:\]]/.test(t)) return true;
-  const letters = (t.match(/\p{L}/gu) ?? []).length;
+  const { letters, visible } = letterCount(t);
   // paths, hashes, JSON and tables: few letters among the characters, or one very long token
-  return letters < t.replace(/\s/g, '').length * 0.5 || /\S{80,}/.test(t);
+  return letters < visible * 0.5 || /\S{80,}/.test(t);
+}
+
+const LETTER = /\p{L}/u;
+const SPACE = /\s/;
+
+/** Letters (code points of category L) and non-whitespace UTF-16 units of a line, in one pass. */
+function letterCount(t: string): { letters: number; visible: number } {
+  let letters = 0;
+  let visible = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c < 128) {
+      if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letters++;
+      if (!(c === 32 || (c >= 9 && c <= 13))) visible++;
+      continue;
+    }
+    if (!SPACE.test(t[i]!)) visible++;
+    const cp = t.codePointAt(i)!;
+    if (cp > 0xffff) {
+      // a pair is one code point and two visible units (no whitespace lies outside the BMP)
+      visible++;
+      if (LETTER.test(String.fromCodePoint(cp))) letters++;
+      i++;
+    } else if (LETTER.test(t[i]!)) letters++;
+  }
+  return { letters, visible };
 }
 
 /** A request's prose: code masked, output lines dropped, whitespace folded. */

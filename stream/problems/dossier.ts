@@ -25,6 +25,9 @@ export function buildDossier(p: ProblemState, rows: readonly Attribution[], m: P
     suggestions.push('Add an explicit completion check (run tests, show results) to the instructions.');
   } else if (surface === 'agent:claims') {
     suggestions.push('Compare the contradicted claims with the tool results just before them; look for a prompt that asks the agent to confirm success.');
+  } else if (surface.startsWith('use_case:')) {
+    suggestions.push('Read the conversations of this use case where the goal stalled: the first bad step of each segment marks the turn it went wrong.');
+    suggestions.push('Check whether the agent has the tools and instructions this use case needs.');
   } else {
     suggestions.push('Read the representative stories and the failed calls before each signal.');
   }

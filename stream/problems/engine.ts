@@ -95,20 +95,22 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function causeKeyOf(s: Signal): string {
   if (s.kind === 'tool_failure') return `tool_failure|${s.tool_name ?? ''}|${s.family}`;
   if (s.kind === 'laziness') return 'laziness';
+  if (s.kind === 'step_score') return `step_score|${s.cluster_id ?? ''}|${s.type}`;
   return `hallucination|${s.type}`;
 }
 
 function criterionOf(s: Signal): Criterion {
   if (s.kind === 'tool_failure') return { kind: 'tool_failure', tool_name: s.tool_name ?? '', family: s.family };
   if (s.kind === 'laziness') return { kind: 'laziness' };
+  if (s.kind === 'step_score') return { kind: 'step_score', cluster_id: s.cluster_id ?? '', type: s.type };
   return { kind: 'hallucination', type: s.type };
 }
 
 export function matches(c: Criterion, s: Signal): boolean {
-  return c.kind === s.kind && (c.family === undefined || c.family === s.family) && (c.tool_name === undefined || c.tool_name === s.tool_name) && (c.type === undefined || c.type === s.type);
+  return c.kind === s.kind && (c.family === undefined || c.family === s.family) && (c.tool_name === undefined || c.tool_name === s.tool_name) && (c.type === undefined || c.type === s.type) && (c.cluster_id === undefined || c.cluster_id === s.cluster_id);
 }
 
-const specificity = (c: Criterion) => (c.family !== undefined ? 1 : 0) + (c.tool_name !== undefined ? 1 : 0) + (c.type !== undefined ? 1 : 0);
+const specificity = (c: Criterion) => (c.family !== undefined ? 1 : 0) + (c.tool_name !== undefined ? 1 : 0) + (c.type !== undefined ? 1 : 0) + (c.cluster_id !== undefined ? 1 : 0);
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
@@ -218,6 +220,8 @@ export function runEngine(input: EngineInput): EngineOutput {
 
   const signals = [...input.signals].sort((a, b) => (a.conversation_id < b.conversation_id ? -1 : a.conversation_id > b.conversation_id ? 1 : a.msg_index - b.msg_index || (a.signal_id < b.signal_id ? -1 : 1)));
   const conversations = new Set(signals.map((s) => s.conversation_id));
+  const sigIndex = new Map(signals.map((s) => [s.signal_id, s]));
+  const sigById = (id: string): Signal => sigIndex.get(id)!;
   const byConv = new Map<string, Signal[]>();
   for (const s of signals) {
     let l = byConv.get(s.conversation_id);
@@ -271,69 +275,73 @@ export function runEngine(input: EngineInput): EngineOutput {
 
   // 3. discovery from unexplained cause signals sharing a cause
   const support = Math.max(cfg.minSupport, Math.ceil(cfg.minShare * Math.max(conversations.size, input.conversationCount ?? 0)));
-  const groups = new Map<string, Signal[]>();
-  for (const s of causeSignals) {
-    if (explained.has(s.signal_id) || flaggedAway.has(s.signal_id)) continue;
-    const k = causeKeyOf(s);
-    let g = groups.get(k);
-    if (!g) groups.set(k, (g = []));
-    g.push(s);
-  }
-  const discovery = { candidate_groups: groups.size, created: 0, provisional: 0, promoted: 0, merged: 0 };
+  const discovery = { candidate_groups: 0, created: 0, provisional: 0, promoted: 0, merged: 0 };
   let pendingGroups = 0;
   let pendingMass = 0;
-  for (const [key, group] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    const convs = new Set(group.map((s) => s.conversation_id)).size;
-    if (convs < cfg.emergingSupport) {
-      pendingGroups += 1;
-      pendingMass += group.length;
-      continue;
+  const discover = (list: readonly Signal[]) => {
+    const groups = new Map<string, Signal[]>();
+    for (const s of list) {
+      if (explained.has(s.signal_id) || flaggedAway.has(s.signal_id)) continue;
+      const k = causeKeyOf(s);
+      let g = groups.get(k);
+      if (!g) groups.set(k, (g = []));
+      g.push(s);
     }
-    const first = group[0]!;
-    const id = uuidFrom('problem', input.tenant, key);
-    if (problems.has(id)) continue; // an existing problem of this cause no longer matching (merged away): leave unexplained
-    const t = describeCause(first.kind, first.family, { tool_name: first.tool_name, type: first.kind === 'tool_failure' ? undefined : first.type }, group);
-    const provisional = convs < support;
-    const rubric: Rubric = {
-      version: 1,
-      causal_content_version: 1,
-      ...t,
-      change_reason: `discovered from ${group.length} unexplained signals in ${convs} conversations`,
-      match_criteria: { any_of: [criterionOf(first)] },
-      counter_examples: [],
-      tier: 'leaf',
-      provisional,
-      parent_problem_id: null,
-      updated_at: nowIso,
-      renamed: false,
-    };
-    const p: ProblemState = {
-      problem_id: id,
-      cause_key: key,
-      status: 'active',
-      merged_into: null,
-      lifecycle: 'open',
-      rubric,
-      created_at: nowIso,
-      updated_at: nowIso,
-      fixed_at: null,
-      fix_ref: null,
-      reopen_armed: false,
-      dismissed_reason: null,
-      verification_status: 'unverified',
-      verified_causal_version: null,
-      verified_total: 0,
-      samples: [],
-      metrics: emptyMetrics(),
-      dossier: null,
-      support_at_verification: 0,
-    };
-    problems.set(id, p);
-    definitions.push({ problem_id: id, rubric: clone(rubric) });
-    event(p, 'created', rubric.change_reason);
-    if (provisional) discovery.provisional += 1;
-    else discovery.created += 1;
-  }
+    discovery.candidate_groups += groups.size;
+    for (const [key, group] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const convs = new Set(group.map((s) => s.conversation_id)).size;
+      if (convs < cfg.emergingSupport) {
+        pendingGroups += 1;
+        pendingMass += group.length;
+        continue;
+      }
+      const first = group[0]!;
+      const id = uuidFrom('problem', input.tenant, key);
+      if (problems.has(id)) continue; // an existing problem of this cause no longer matching (merged away): leave unexplained
+      const t = describeCause(first.kind, first.family, { tool_name: first.tool_name, type: first.kind === 'tool_failure' ? undefined : first.type, cluster_label: first.cluster_label }, group);
+      const provisional = convs < support;
+      const rubric: Rubric = {
+        version: 1,
+        causal_content_version: 1,
+        ...t,
+        change_reason: `discovered from ${group.length} unexplained signals in ${convs} conversations`,
+        match_criteria: { any_of: [criterionOf(first)] },
+        counter_examples: [],
+        tier: 'leaf',
+        provisional,
+        parent_problem_id: null,
+        updated_at: nowIso,
+        renamed: false,
+      };
+      const p: ProblemState = {
+        problem_id: id,
+        cause_key: key,
+        status: 'active',
+        merged_into: null,
+        lifecycle: 'open',
+        rubric,
+        created_at: nowIso,
+        updated_at: nowIso,
+        fixed_at: null,
+        fix_ref: null,
+        reopen_armed: false,
+        dismissed_reason: null,
+        verification_status: 'unverified',
+        verified_causal_version: null,
+        verified_total: 0,
+        samples: [],
+        metrics: emptyMetrics(),
+        dossier: null,
+        support_at_verification: 0,
+      };
+      problems.set(id, p);
+      definitions.push({ problem_id: id, rubric: clone(rubric) });
+      event(p, 'created', rubric.change_reason);
+      if (provisional) discovery.provisional += 1;
+      else discovery.created += 1;
+    }
+  };
+  discover(causeSignals);
   chainClaims();
   attributeByRubric(causeSignals);
 
@@ -387,12 +395,30 @@ export function runEngine(input: EngineInput): EngineOutput {
     }
   }
 
-  // 5. merges: two live leaves explaining the same conversations are one cause
-  const convsOf = (id: string) => new Set([...explained].filter(([sid, e]) => e.problem === id && CAUSE_KINDS.has(sigById(sid).kind)).map(([sid]) => sigById(sid).conversation_id));
-  const sigIndex = new Map(signals.map((s) => [s.signal_id, s]));
-  function sigById(id: string): Signal {
-    return sigIndex.get(id)!;
+  // 4b. failed segments nothing above explains, grouped by use case and failure type; the
+  // negative turns of such a segment after its first bad step follow it
+  const stepSignals = signals.filter((s) => s.kind === 'step_score' && s.cluster_id);
+  attributeByRubric(stepSignals);
+  discover(stepSignals);
+  attributeByRubric(stepSignals);
+  for (const [, list] of byConv) {
+    for (const s of list) {
+      if (explained.has(s.signal_id) || flaggedAway.has(s.signal_id) || (s.kind !== 'emotion' && s.kind !== 'abandonment')) continue;
+      const step = list.find((x) => x.kind === 'step_score' && x.segment_id === s.segment_id && x.msg_index <= s.msg_index && explained.get(x.signal_id)?.door === 'rubric_match');
+      if (step) chain(s, explained.get(step.signal_id)!.problem, step, false);
+    }
   }
+
+  // 5. merges: two live leaves explaining the same conversations are one cause
+  const causeConvs = new Map<string, Set<string>>();
+  for (const [sid, e] of explained) {
+    const sig = sigById(sid);
+    if (!CAUSE_KINDS.has(sig.kind)) continue;
+    let set = causeConvs.get(e.problem);
+    if (!set) causeConvs.set(e.problem, (set = new Set()));
+    set.add(sig.conversation_id);
+  }
+  const convsOf = (id: string) => new Set(causeConvs.get(id) ?? []);
   const live = [...problems.values()].filter((p) => p.status === 'active' && p.rubric.tier === 'leaf' && !p.rubric.provisional);
   const convSets = new Map(live.map((p) => [p.problem_id, convsOf(p.problem_id)]));
   const mergedAway = new Set<string>();
@@ -438,9 +464,15 @@ export function runEngine(input: EngineInput): EngineOutput {
   }
 
   // promotion of emerging problems whose support grew
+  const allConvs = new Map<string, Set<string>>();
+  for (const [sid, e] of explained) {
+    let set = allConvs.get(e.problem);
+    if (!set) allConvs.set(e.problem, (set = new Set()));
+    set.add(sigById(sid).conversation_id);
+  }
   for (const p of problems.values()) {
     if (p.status !== 'active' || !p.rubric.provisional) continue;
-    const n = new Set([...explained].filter(([, e]) => e.problem === p.problem_id).map(([sid]) => sigById(sid).conversation_id)).size;
+    const n = allConvs.get(p.problem_id)?.size ?? 0;
     if (n >= support) {
       p.rubric.provisional = false;
       event(p, 'promoted', `evidence grew to ${n} conversations (threshold ${support})`);
@@ -592,13 +624,19 @@ export function runEngine(input: EngineInput): EngineOutput {
   }
 
   // 10. verification
-  const vctx: VerifyContext = { signals: sigIndex, explained, problems, rowsOf, config: cfg, now: nowIso, groundTruth };
-  const verifiedThisRun = verifyProblems(vctx);
-  for (const r of rows) {
-    const p = problems.get(r.problem_id);
-    const cf = p?.samples.find((x) => x.kind === 'counterfactual_replay' && x.attribution_id === r.attribution_id && x.causal_content_version === p.rubric.causal_content_version);
-    r.replay_verified = cf ? cf.passed : null;
+  const causesByConversation = new Map<string, Signal[]>();
+  for (const s of causeSignals) {
+    let l = causesByConversation.get(s.conversation_id);
+    if (!l) causesByConversation.set(s.conversation_id, (l = []));
+    l.push(s);
   }
+  const vctx: VerifyContext = { signals: sigIndex, explained, problems, rowsOf, config: cfg, now: nowIso, groundTruth, causesByConversation };
+  const verifiedThisRun = verifyProblems(vctx);
+  const replays = new Map<string, boolean>();
+  for (const p of problems.values()) {
+    for (const x of p.samples) if (x.kind === 'counterfactual_replay' && x.causal_content_version === p.rubric.causal_content_version) replays.set(x.attribution_id, x.passed);
+  }
+  for (const r of rows) r.replay_verified = replays.get(r.attribution_id) ?? null;
   for (const p of problems.values()) {
     if (p.status === 'merged') continue;
     p.metrics.rank_score = p.verification_status === 'current' ? rankScore(p.metrics) : 0;
@@ -615,14 +653,19 @@ export function runEngine(input: EngineInput): EngineOutput {
       if (!l) byC.set(r.conversation_id, (l = []));
       l.push(r);
     }
-    for (const [conv, rs] of byC) reports.push(reportOf(p, conv, rs, byConv.get(conv) ?? [], explained, nowIso, 'investigated'));
+    const reportByConv = new Map<string, Report>();
+    for (const [conv, rs] of byC) {
+      const rep = reportOf(p, conv, rs, byConv.get(conv) ?? [], explained, nowIso, 'investigated');
+      reportByConv.set(conv, rep);
+      reports.push(rep);
+    }
     for (const ce of p.rubric.counter_examples) {
       if (byC.has(ce.conversation_id)) continue;
       reports.push({ ...reportOf(p, ce.conversation_id, [], byConv.get(ce.conversation_id) ?? [], explained, nowIso, 'rejected'), narrative: `Attribution rejected by feedback: ${ce.reason}` });
     }
     for (const s of p.samples) {
       if (s.kind !== 'judge_audit' || s.passed || s.causal_content_version !== p.rubric.causal_content_version) continue;
-      const rep = reports.find((r) => r.problem_id === p.problem_id && r.conversation_id === s.conversation_id);
+      const rep = reportByConv.get(s.conversation_id);
       if (rep && rep.status === 'investigated') {
         rep.status = 'no_problem';
         rep.problem_found = false;

@@ -8,7 +8,7 @@
  * - laziness detections that count alone (confidence ≥ 0.5, not truncated data) (`laziness`);
  * - claims contradicted by the record (`hallucination`);
  * - scored segments that failed (final progress below 0.5), anchored at their most likely first
- *   bad step (`step_score`);
+ *   bad step, with the segment's use-case cluster when the taxonomy assigned one (`step_score`);
  * - a negative turn (≥ 0.45, not mere confusion) among the conversation's last two messages:
  *   the user left unhappy (`abandonment`).
  */
@@ -23,7 +23,8 @@ export interface SignalSource {
   conversation_id: string;
   user_id: string;
   message_count: number;
-  segments: Array<{ id: string; start: number }>;
+  /** Segments with their use-case cluster (node id and label of the latest taxonomy), when assigned. */
+  segments: Array<{ id: string; start: number; cluster_id?: string; cluster_label?: string }>;
   /** Failed calls only. */
   calls: Array<{ item_key: string; tool_name: string; message_index: number; result_index: number; ts: string; error: string; family: string; label: string; likely_cause: string }>;
   emotions: Array<{ item_key: string; message_index: number; ts: string; family: string; signal: string; score: number; elicitor: string; cause: CauseRef | null; quotes: string[] }>;
@@ -109,6 +110,7 @@ export function extractSignals(src: SignalSource): Signal[] {
       cause_ref: h.evidence_call ? { kind: 'tool_failure', message_index: h.evidence_index, tool_use_id: h.evidence_call } : undefined,
     });
   }
+  const clusterOf = new Map(segs.filter((g) => g.cluster_id).map((g) => [g.id, { cluster_id: g.cluster_id!, cluster_label: g.cluster_label ?? '' }]));
   for (const s of src.steps) {
     const worst = [...s.steps].sort((a, b) => b.first_bad_step_probability - a.first_bad_step_probability || a.message_index - b.message_index)[0];
     if (!worst) continue;
@@ -125,6 +127,7 @@ export function extractSignals(src: SignalSource): Signal[] {
       confidence: r3(1 - s.score),
       text: worst.first_bad_step_reason ?? '',
       step_unit: worst.unit_id,
+      ...clusterOf.get(s.segment_id),
     });
   }
   return out;
@@ -151,7 +154,7 @@ export function sourceFromAnalysis(s: ConversationSnapshot, a: ConversationAnaly
     conversation_id: s.conversationId,
     user_id: s.userId,
     message_count: s.messages.length,
-    segments: a.segments.map((g) => ({ id: g.segment_id, start: g.start_index })),
+    segments: a.segments.map((g) => ({ id: g.segment_id, start: g.start_index, ...(g.cluster ? { cluster_id: g.cluster.node_id, cluster_label: g.cluster.label } : {}) })),
     calls,
     emotions: a.emotions.map((e) => ({ item_key: `${e.message_index}:${e.signal}`, message_index: e.message_index, ts: tsOf(e.message_index), family: e.family, signal: e.signal, score: e.score, elicitor: e.elicitor, cause: e.cause, quotes: e.quotes })),
     laziness: a.laziness.map((l) => ({ item_key: `${l.message_index}:${l.pattern}`, message_index: l.message_index, ts: tsOf(l.message_index), pattern: l.pattern, confidence: l.confidence, quote: l.quote, truncated: l.truncated_data })),

@@ -71,6 +71,9 @@ export function createProblemsStore(store: Store) {
         store.query<Record<string, unknown>>(namedQuery('stream-problems-step-scores'), { tenant }),
         store.query<Record<string, unknown>>(namedQuery('stream-problems-conversations'), { tenant }),
       ]);
+      const taxonomyRun = (await store.query<{ run_id: string }>(namedQuery('taxonomy-current-run'), { tenant }))[0]?.run_id;
+      const clusterRows = taxonomyRun ? await store.query<{ segment_id: string; node_id: string; label: string }>(namedQuery('stream-problems-segment-clusters'), { tenant, run: taxonomyRun }) : [];
+      const clusterOf = new Map(clusterRows.map((r) => [r.segment_id, { cluster_id: r.node_id, cluster_label: r.label }]));
       const sources = new Map<string, SignalSource>();
       const src = (c: string): SignalSource => {
         let s = sources.get(c);
@@ -83,7 +86,7 @@ export function createProblemsStore(store: Store) {
         s.message_count = num(r.message_count);
         const ids = (r.segment_ids as string[] | null) ?? [];
         const starts = ((r.segment_starts as unknown[] | null) ?? []).map(num);
-        s.segments = ids.map((id, i) => ({ id, start: starts[i] ?? 0 }));
+        s.segments = ids.map((id, i) => ({ id, start: starts[i] ?? 0, ...clusterOf.get(id) }));
       }
       for (const r of calls) {
         src(String(r.conversation_id)).calls.push({

@@ -75,7 +75,7 @@ export interface CauseTemplate {
 }
 
 /** Name, statement and description of a problem discovered from a group of cause signals. */
-export function describeCause(kind: string, family: string, key: { tool_name?: string; type?: string }, group: readonly Signal[]): CauseTemplate {
+export function describeCause(kind: string, family: string, key: { tool_name?: string; type?: string; cluster_label?: string }, group: readonly Signal[]): CauseTemplate {
   const convs = new Set(group.map((s) => s.conversation_id)).size;
   const example = group.find((s) => s.text.trim())?.text ?? '';
   const ex = example ? ` Example: "${neutralize(example, 160)}".` : '';
@@ -99,6 +99,17 @@ export function describeCause(kind: string, family: string, key: { tool_name?: s
       display_description: `${group.length} detections in ${convs} conversations.${ex}`,
       affected_surface: 'agent:instructions',
       scope_hints: patterns.map((p) => `laziness_pattern=${p}`),
+    };
+  }
+  if (kind === 'step_score') {
+    const useCase = neutralize(key.cluster_label || 'one use case', 60);
+    const how = (key.type ?? 'no_progress').replace(/_/g, ' ');
+    return {
+      display_name: `${useCase}: goals stall (${how})`,
+      cause_statement: `Conversations about "${useCase}" lose progress (${how}) with no failed call, contradicted claim or lazy step recorded before it.`,
+      display_description: `${group.length} failed segments in ${convs} conversations.${ex}`,
+      affected_surface: `use_case:${useCase}`,
+      scope_hints: [`use_case=${useCase}`, `failure_type=${key.type ?? ''}`],
     };
   }
   const claim = key.type ?? family;

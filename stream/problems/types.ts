@@ -43,6 +43,9 @@ export interface Signal {
   elicitor?: string;
   /** Step scores: the first bad step's unit id (`call:<key>` / `msg:<i>`). */
   step_unit?: string;
+  /** The use-case cluster of the signal's segment (latest taxonomy), when there is one. */
+  cluster_id?: string;
+  cluster_label?: string;
 }
 
 /** One clause of a rubric: a signal matches when every field given equals the signal's. */
@@ -51,6 +54,8 @@ export interface Criterion {
   family?: string;
   tool_name?: string;
   type?: string;
+  /** Use-case cluster (step-score problems). */
+  cluster_id?: string;
 }
 
 export interface MatchCriteria {

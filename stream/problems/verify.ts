@@ -21,6 +21,8 @@ export interface VerifyContext {
   config: EngineConfig;
   now: string;
   groundTruth: ReadonlyArray<{ problem_id: string; attribution_id: string; conversation_id: string; segment_id: string; reason: string }>;
+  /** Cause signals of each conversation. */
+  causesByConversation?: ReadonlyMap<string, readonly Signal[]>;
 }
 
 /** Judge pass rate and counterfactual pass rate needed for `current`. */
@@ -49,7 +51,7 @@ export function judge(p: ProblemState, r: Attribution, ctx: Pick<VerifyContext, 
   return { passed: true, rationale: explicit ? 'the analysis links the signal to the cause' : `the cause precedes the signal by ${distance} message(s)` };
 }
 
-export function counterfactual(p: ProblemState, r: Attribution, ctx: Pick<VerifyContext, 'signals' | 'explained' | 'problems'>): { passed: boolean; rationale: string } {
+export function counterfactual(p: ProblemState, r: Attribution, ctx: Pick<VerifyContext, 'signals' | 'explained' | 'problems' | 'causesByConversation'>): { passed: boolean; rationale: string } {
   const anchor = ctx.signals.get(r.anchor_signal_id);
   const cause = ctx.signals.get(r.cause_signal_id);
   if (!anchor || !cause) return { passed: false, rationale: 'the signal is no longer recorded' };
@@ -58,9 +60,9 @@ export function counterfactual(p: ProblemState, r: Attribution, ctx: Pick<Verify
     if (q.rubric.match_criteria.any_of.some((c) => matches(c, cause))) return { passed: false, rationale: `without this problem, "${q.rubric.display_name}" would explain it` };
   }
   if (r.door === 'local_causal_chain' && !CAUSE_KINDS.has(anchor.kind)) {
-    for (const [sid, e] of ctx.explained) {
-      const s = ctx.signals.get(sid);
-      if (!s || s.conversation_id !== anchor.conversation_id || !CAUSE_KINDS.has(s.kind) || e.problem === p.problem_id) continue;
+    for (const s of ctx.causesByConversation?.get(anchor.conversation_id) ?? []) {
+      const e = ctx.explained.get(s.signal_id);
+      if (!e || e.problem === p.problem_id) continue;
       if (s.msg_index > cause.msg_index && s.msg_index <= anchor.msg_index) return { passed: false, rationale: `another cause (${s.kind} at message ${s.msg_index}) sits between the attributed cause and the signal` };
     }
   }
@@ -81,7 +83,11 @@ export function verifyProblems(ctx: VerifyContext): number {
   let verified = 0;
   for (const p of queue.slice(0, config.verifyBudget)) {
     const ccv = p.rubric.causal_content_version;
-    const rows = [...(ctx.rowsOf.get(p.problem_id) ?? [])].sort((a, b) => unitHash(`${a.attribution_id}:${ccv}`) - unitHash(`${b.attribution_id}:${ccv}`)).slice(0, config.sampleSize);
+    const rows = (ctx.rowsOf.get(p.problem_id) ?? [])
+      .map((r) => ({ r, h: unitHash(`${r.attribution_id}:${ccv}`) }))
+      .sort((a, b) => a.h - b.h)
+      .slice(0, config.sampleSize)
+      .map((x) => x.r);
     const fresh: VerificationSample[] = [];
     for (const r of rows) {
       const j = judge(p, r, ctx);

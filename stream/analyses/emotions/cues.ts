@@ -3,6 +3,7 @@
  * Everything here works on offsets of the original text (masking keeps them), so a hit can be
  * quoted verbatim.
  */
+import { LiteralGates } from '../text/gate.js';
 import { ACRONYMS, CUES, INTENSIFIER, NEGATOR, SHOUT_WORDS, type Cue } from './lexicon.js';
 
 export interface Span {
@@ -92,10 +93,16 @@ function hitAt(masked: string, sentences: readonly Span[], cue: Cue, start: numb
   return { cue, start, end, sentence, intensified: intensifiedAt(masked, start, end) };
 }
 
+/** Most cues need words a turn does not contain: one pass finds which cues can match at all. */
+const CUE_GATES = new LiteralGates(CUES.map((c) => c.re));
+
 export function findCues(masked: string, sentences: readonly Span[]): CueHit[] {
   const hits: CueHit[] = [];
   if (sentences.length === 0) return hits;
-  for (const cue of CUES) {
+  const may = CUE_GATES.scan(masked);
+  for (let k = 0; k < CUES.length; k++) {
+    if (!may[k]) continue;
+    const cue = CUES[k]!;
     if (cue.atStart) {
       // anchored cues are tried once per sentence, not at every position of the turn
       sentences.forEach((s, i) => {

@@ -86,17 +86,63 @@ export function isContentWord(w: string): boolean {
 export function contentTerms(text: string, maxWords = Infinity): string[] {
   const out: string[] = [];
   let seen = 0;
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m; m = WORD.exec(text)) {
+  const n = text.length;
+  let i = 0;
+  // the tokens of WORD, found by character class instead of the regular expression (same tokens)
+  while (i < n) {
+    if (!isWordUnit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isWordUnit(text.charCodeAt(i))) i++;
+    // apostrophe tails: "don't", "people’s"
+    while (i + 1 < n && (text.charCodeAt(i) === 39 || text.charCodeAt(i) === 0x2019) && isTailUnit(text.charCodeAt(i + 1))) {
+      i += 2;
+      while (i < n && isTailUnit(text.charCodeAt(i))) i++;
+    }
     if (seen++ >= maxWords) break;
-    const raw = m[0];
-    if (raw.length < 3 && !/\d/.test(raw)) continue;
-    const w = raw.toLowerCase();
-    const n = w.includes('’') ? w.replace(/’/g, "'") : w;
-    if (isContentWord(n)) out.push(stem(n));
+    const t = termOf(text.slice(start, i));
+    if (t !== '') out.push(t);
   }
-  WORD.lastIndex = 0;
   return out;
+}
+
+/** A UTF-16 unit of WORD's main class. */
+function isWordUnit(c: number): boolean {
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+  return (
+    (c >= 0x00c0 && c <= 0x024f) ||
+    (c >= 0x0370 && c <= 0x03ff) ||
+    (c >= 0x0400 && c <= 0x04ff) ||
+    (c >= 0x0590 && c <= 0x06ff) ||
+    (c >= 0x0900 && c <= 0x0dff) ||
+    (c >= 0x3040 && c <= 0x30ff) ||
+    (c >= 0x3400 && c <= 0x9fff) ||
+    (c >= 0xac00 && c <= 0xd7af)
+  );
+}
+
+/** A UTF-16 unit of WORD's apostrophe tail class ([A-Za-z\u00C0-\u024F]). */
+const isTailUnit = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 0x00c0 && c <= 0x024f);
+
+/** Token as matched → its stemmed content term, '' when it is not a content word. */
+const terms = new Map<string, string>();
+/** Memoized like `stem`: a conversation repeats its words, so most tokens are a lookup. */
+function termOf(raw: string): string {
+  let t = terms.get(raw);
+  if (t === undefined) {
+    if (terms.size > 50_000) terms.clear();
+    terms.set(raw, (t = termOnce(raw)));
+  }
+  return t;
+}
+
+function termOnce(raw: string): string {
+  if (raw.length < 3 && !/\d/.test(raw)) return '';
+  const w = raw.toLowerCase();
+  const n = w.includes('’') ? w.replace(/’/g, "'") : w;
+  return isContentWord(n) ? stem(n) : '';
 }
 
 /** Content terms plus bigrams of adjacent content terms ("book flight"), as a set. */

@@ -4,7 +4,7 @@ import { startTestSystem, eventually, type TestSystem } from '../../helpers/syst
 import { batchOf, conversationEvents, messageEvent, publishBatch, promptEvent } from '../../helpers/events.js';
 import { startStream } from '../../../stream/main.js';
 import { listDeadLetters } from '../../../stream/dlq.js';
-import type { InsertFn } from '../../../stream/sink.js';
+import { blockRows, type InsertFn } from '../../../stream/sink.js';
 import type { RoleHandle } from '../../../core/runtime.js';
 import { counts } from './helpers.js';
 
@@ -17,7 +17,8 @@ const refusedIds = new Set<string>();
 const insertedEventRows: string[] = [];
 
 // fault seam: transient errors while `failUntil` is in the future; a permanent error for a batch holding a refused event
-const wrapInsert = (insert: InsertFn): InsertFn => async (table, rows, settings) => {
+const wrapInsert = (insert: InsertFn): InsertFn => async (table, block, settings) => {
+  const rows = blockRows(block);
   if (insertDelayMs) await new Promise((r) => setTimeout(r, insertDelayMs));
   if (Date.now() < failUntil) {
     failCalls++;
@@ -26,7 +27,7 @@ const wrapInsert = (insert: InsertFn): InsertFn => async (table, rows, settings)
   if (rows.some((r) => refusedIds.has(String((r as { event_id?: string }).event_id)))) {
     throw Object.assign(new Error('injected: Cannot parse escape sequence'), { code: '25' });
   }
-  await insert(table, rows, settings);
+  await insert(table, block, settings);
   if (table === 'events') for (const r of rows) insertedEventRows.push(String((r as { event_id: string }).event_id));
 };
 

@@ -12,10 +12,10 @@ const config = loadConfig();
 const rt = await createRuntime(config, { log: createLogger(config.logLevel, {}, process.stderr) });
 const delayMs = Number(process.env.STREAM_TEST_INSERT_DELAY_MS ?? 0);
 const stream = await startStream(rt, {
-  wrapInsert: (insert) => async (table, rows, settings) => {
+  wrapInsert: (insert) => async (table, block, settings) => {
     if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-    await insert(table, rows, settings);
-    process.stdout.write(`inserted ${table} ${rows.length}\n`);
+    await insert(table, block, settings);
+    process.stdout.write(`inserted ${table} ${block.rows}\n`);
   },
 });
 process.stdout.write('ready\n');

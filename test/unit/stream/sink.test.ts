@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createSink, dedupToken, type InsertFn, type SinkEntry } from '../../../stream/sink.js';
+import { blockRows, createSink, dedupToken, type InsertFn, type SinkEntry } from '../../../stream/sink.js';
+import { decodeTable, encodeTables, type TableRows } from '../../../stream/rows.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../../stream/sink-units.js';
 import { streamMetrics } from '../../../stream/metrics.js';
 import { createMetrics } from '../../../core/metrics.js';
@@ -16,10 +17,11 @@ const refusedErr = () => Object.assign(new Error('Cannot parse input'), { code: 
 
 /** A message of `ids.length` events; each event has an events row and a messages row. */
 function entry(id: string, ids: string[], log2: string[], opts: { splittable?: boolean } = {}): SinkEntry {
-  const rowsOf = (e: string) => ({ events: [{ event_id: e }], messages: [{ event_id: e, message_id: `m-${e}` }] });
+  const rowsOf = (e: string): TableRows => ({ events: [{ event_id: e }], messages: [{ event_id: e, message_id: `m-${e}` }] });
+  const all: TableRows = { events: ids.map((e) => rowsOf(e).events![0]!), messages: ids.map((e) => rowsOf(e).messages![0]!) };
   return {
     id,
-    rows: { events: ids.map((e) => rowsOf(e).events[0]!), messages: ids.map((e) => rowsOf(e).messages[0]!) },
+    rows: ids.length ? encodeTables(all).tables : {},
     rowCount: ids.length * 2,
     bytes: ids.length * 20,
     receivedAtMs: Date.now(),
@@ -27,7 +29,7 @@ function entry(id: string, ids: string[], log2: string[], opts: { splittable?: b
     split: () =>
       opts.splittable === false
         ? undefined
-        : { tenant: 't', source: 'ingest', requestId: 'r', events: ids.map((e, index) => ({ index, eventId: e, rows: rowsOf(e), json: JSON.stringify({ event_id: e }) })) },
+        : { tenant: 't', source: 'ingest', requestId: 'r', events: ids.map((e, index) => ({ index, eventId: e, rows: encodeTables(rowsOf(e)).tables, json: JSON.stringify({ event_id: e }) })) },
     done: async (refused) => {
       log2.push(`ack ${id}${refused.length ? ` refused ${refused.map((r) => r.eventId).join(',')}` : ''}`);
       return true;
@@ -42,7 +44,8 @@ function entry(id: string, ids: string[], log2: string[], opts: { splittable?: b
 function fakeStore(down: () => boolean = () => false, badTable?: string) {
   const stored: Array<{ table: string; id: string }> = [];
   const calls: Array<{ table: string; n: number; token: unknown }> = [];
-  const insert: InsertFn = async (table, rows, s) => {
+  const insert: InsertFn = async (table, block, s) => {
+    const rows = blockRows(block);
     calls.push({ table, n: rows.length, token: s?.insert_deduplication_token });
     if (down()) throw transientErr();
     if ((!badTable || badTable === table) && rows.some((r) => String((r as { event_id: string }).event_id).startsWith('bad'))) throw refusedErr();
@@ -113,7 +116,8 @@ test('a transient failure past the deadline naks all; the redelivery inserts onl
   let down = false;
   const failTable = { messages: true };
   const stored: Array<{ table: string; id: string }> = [];
-  const insert: InsertFn = async (table, rows) => {
+  const insert: InsertFn = async (table, block) => {
+    const rows = blockRows(block);
     if (down && table in failTable) throw transientErr();
     for (const r of rows) stored.push({ table, id: String((r as { event_id: string }).event_id) });
   };
@@ -149,17 +153,45 @@ test('the same message twice in one batch (a redelivery racing the first deliver
 
 test('rows spanning more months than one insert may touch are inserted in chunks with their own tokens', async () => {
   const calls: Array<{ n: number; token: unknown; months: number }> = [];
-  const insert: InsertFn = async (_t, rows, s) =>
-    void calls.push({ n: rows.length, token: s?.insert_deduplication_token, months: new Set(rows.map((r) => String((r as { event_time: string }).event_time).slice(0, 7))).size });
+  const insert: InsertFn = async (_t, block, s) => {
+    const rows = blockRows(block);
+    calls.push({ n: rows.length, token: s?.insert_deduplication_token, months: new Set(rows.map((r) => String((r as { event_time: string }).event_time).slice(0, 7))).size });
+  };
   const rows = Array.from({ length: 150 }, (_, i) => ({ event_id: `e${i}`, event_time: new Date(Date.UTC(2000, i, 1)).toISOString() }));
   const sink = sinkOf(insert);
-  sink.add({ ...entry('long', [], []), rows: { events: rows }, rowCount: 150 });
+  sink.add({ ...entry('long', [], []), rows: encodeTables({ events: rows }).tables, rowCount: 150 });
   await sink.flush();
   const token = dedupToken('events', ['long']);
   assert.equal(calls, [
     { n: 100, token: `${token}.0`, months: MAX_PARTITIONS_PER_INSERT },
     { n: 50, token: `${token}.1`, months: 50 },
   ]);
+});
+
+test('group commit: while an insert runs the buffer keeps filling, and is inserted as one batch when it ends', async () => {
+  const calls: string[][] = [];
+  let release!: () => void;
+  const blocked = new Promise<void>((r) => (release = r));
+  const insert: InsertFn = async (table, block) => {
+    if (table !== 'events') return;
+    calls.push(blockRows(block).map((r) => String(r.event_id)));
+    if (calls.length === 1) await blocked;
+  };
+  const events: string[] = [];
+  const sink = sinkOf(insert, { flushIntervalMs: 5 });
+  sink.add(entry('a', ['a1'], events));
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(calls, [['a1']], 'the first batch is being inserted');
+  sink.add(entry('b', ['b1'], events));
+  await new Promise((r) => setTimeout(r, 30));
+  sink.add(entry('c', ['c1'], events));
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(calls.length, 1, 'no batch per timer tick queued behind the running insert');
+  release();
+  await new Promise((r) => setTimeout(r, 30));
+  await sink.close();
+  assert.equal(calls, [['a1'], ['b1', 'c1']]);
+  assert.equal(events, ['ack a', 'ack b', 'ack c']);
 });
 
 test('effect classes by tool name and shell command', () => {
@@ -178,7 +210,7 @@ test('decodeMessage: poison reasons, defaults for optional fields', () => {
   assert.match((decodeMessage('{"v":1,"tenant_id":"t","events":[{"event_id":"e"}]}') as { reason: string }).reason, /events\[0\]/);
   const ok = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: [{ event_id: 'e', tenant_id: 't', type: 'hook', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', attributes: { n: 1, o: { a: 1 } } }] }));
   assert.is(ok.kind, 'ok');
-  const row = (ok as any).output.rows.events[0];
+  const row = decodeTable('events', (ok as any).output.tables.events)[0] as any;
   assert.equal(row.attributes, { n: '1', o: '{"a":1}' });
   assert.is(row.conversation_id, '');
   assert.is(row.success, -1);
@@ -192,13 +224,13 @@ test('decodeMessage: a row cap never cuts a surrogate pair in half (the store wo
   };
   const ok = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: [event] }));
   assert.is(ok.kind, 'ok');
-  const call = JSON.parse((ok as any).output.rows.messages[0].tool_calls)[0];
+  const call = JSON.parse((decodeTable('messages', (ok as any).output.tables.messages)[0] as any).tool_calls)[0];
   assert.is(call.input.length, MAX_INPUT_CHARS - 1, 'cut before the pair');
   assert.ok(call.input.isWellFormed(), 'well-formed');
   assert.is(call.input.at(-1), 'a');
   const split = splitMessage(JSON.stringify({ v: 1, tenant_id: 't', source: 'ingest', request_id: 'r', events: [event, { ...event, event_id: 'e2' }] }));
   assert.ok(!('kind' in split));
-  assert.equal((split as any).events.map((e: any) => [e.index, e.eventId, JSON.parse(e.rows.messages[0].tool_calls)[0].input.at(-1)]), [[0, 'e', 'a'], [1, 'e2', 'a']]);
+  assert.equal((split as any).events.map((e: any) => [e.index, e.eventId, JSON.parse((decodeTable('messages', e.rows.messages)[0] as any).tool_calls)[0].input.at(-1)]), [[0, 'e', 'a'], [1, 'e2', 'a']]);
   assert.is(JSON.parse((split as any).events[1].json).event_id, 'e2');
 });
 

@@ -1,0 +1,81 @@
+/**
+ * The stream role alone draining a backlog: the real messages of the load pool (as the edge
+ * publishes them) are put on INGEST first, then `tracehouse stream` starts in a child process on a
+ * data directory of its own; the rate is the events of the backlog over the time from its first
+ * delivery until nothing is pending or unacknowledged, and the CPU is the child's own (all its
+ * threads: decode workers, engine) over that window, from /proc.
+ */
+import { join } from 'node:path';
+import { connectBus, declareTopology } from '../../core/nats.js';
+import { loadConfig } from '../../core/config.js';
+import { ingestSubject, STREAMS } from '../../schemas/subjects.js';
+import type { RealRows } from '../ceilings/real-rows.js';
+import { processCpuSeconds } from '../lib/cpu.js';
+import { startChild, type Child } from './memory.js';
+
+export interface DrainResult {
+  events: number;
+  messages: number;
+  seconds: number;
+  events_per_s: number;
+  cpu_s_per_million: number;
+  missing?: string;
+}
+
+export async function measureStreamDrain(natsUrl: string, dataDir: string, real: RealRows, rounds: number, log: (s: string) => void): Promise<DrainResult> {
+  const env: Record<string, string> = { DATA_DIR: join(dataDir, 'drain'), NATS_URL: natsUrl, LOG_LEVEL: 'warn', INGEST_PORT: '0', QUERY_PORT: '0' };
+  // e.g. BENCH_DRAIN_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the stream role alone
+  // extra settings of the stream role as JSON, e.g. BENCH_DRAIN_ENV='{"STREAM_WORKER_THREADS":"2"}'
+  Object.assign(env, JSON.parse(process.env.BENCH_DRAIN_ENV ?? '{}') as Record<string, string>);
+  const nodeArgs = (process.env.BENCH_DRAIN_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const config = loadConfig(env);
+  const bus = await connectBus(natsUrl);
+  let child: Child | undefined;
+  try {
+    await declareTopology(bus, { replicas: 1, maxDeliver: config.stream.maxDeliver, ackWaitMs: config.stream.ackWaitMs });
+    let next = 0;
+    const total = real.messages.length * rounds;
+    // every round is a distinct message (own Nats-Msg-Id); rows of later rounds replace the first round's
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        for (let i = next++; i < total; i = next++) {
+          const m = real.messages[i % real.messages.length]!;
+          await bus.js.publish(ingestSubject(m.tenant, m.source), m.data, { msgID: `bench-drain-${Math.floor(i / real.messages.length)}-${i % real.messages.length}` });
+        }
+      }),
+    );
+    const events = real.events * rounds;
+    const start = await bus.jsm.consumers.info('INGEST', 'store');
+    log(`stream drain: ${total} messages (${events} events) on INGEST; starting the stream role alone`);
+    child = await startChild('stream', env, nodeArgs);
+    const pid = child.proc.pid!;
+    let t0 = 0;
+    let cpu0 = 0;
+    const until = Date.now() + 300_000;
+    while (Date.now() < until) {
+      const info = await bus.jsm.consumers.info('INGEST', 'store');
+      if (!t0 && info.delivered.stream_seq > start.delivered.stream_seq) {
+        t0 = performance.now();
+        cpu0 = processCpuSeconds(pid);
+      }
+      if (t0 && info.num_pending === 0 && info.num_ack_pending === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = processCpuSeconds(pid) - cpu0;
+    const done = t0 > 0 && Date.now() < until;
+    return {
+      events,
+      messages: total,
+      seconds: Math.round(seconds * 100) / 100,
+      events_per_s: done ? Math.round(events / seconds) : NaN,
+      cpu_s_per_million: done ? Math.round((cpu / events) * 1e6 * 10) / 10 : NaN,
+      ...(done ? {} : { missing: 'n/a (backlog not drained within 300 s)' }),
+    };
+  } finally {
+    await child?.stop();
+    // the drained conversations' analysis jobs belong to the drain's own store: not the system's work
+    await bus.jsm.streams.purge(STREAMS.ANALYZE.name).catch(() => undefined);
+    await bus.close();
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The byte path on both store implementations, same scenarios: the embedded engine (chDB's raw
+ * insert) and a server (`CLICKHOUSE_URL`: `@clickhouse/client` streaming the same bytes over HTTP).
+ * There is no ClickHouse server binary on this machine; the server side is the engine behind
+ * ClickHouse's HTTP interface in a child process (test/helpers/ch-http-child.ts), so the client's
+ * real HTTP path (URL parameters, settings per request, error bodies and codes) is what runs.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../../core/config.js';
+import { createStore, isTransientClickHouseError, migrate, type Store } from '../../../core/clickhouse.js';
+import { createLogger } from '../../../core/log.js';
+import { createMetrics } from '../../../core/metrics.js';
+import { decodeMessage, splitMessage } from '../../../stream/batch.js';
+import { blockOf, createSink, type RefusedEvent, type SinkEntry } from '../../../stream/sink.js';
+import { streamMetrics } from '../../../stream/metrics.js';
+import { TABLES, type TableBytes } from '../../../stream/rows.js';
+import { batchOf, conversationEvents, messageEvent } from '../../helpers/events.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+let child: ChildProcess | undefined;
+const stores: Array<{ name: string; store: Store }> = [];
+
+async function startHttpEngine(): Promise<string> {
+  const file = fileURLToPath(new URL('../../helpers/ch-http-child.js', import.meta.url));
+  child = spawn(process.execPath, [file, tempDir()], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child!.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /port (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child!.once('exit', (code) => reject(new Error(`engine process exited ${code}`)));
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+test.before(async () => {
+  const url = await startHttpEngine();
+  stores.push({ name: 'embedded', store: createStore(loadConfig({ DATA_DIR: tempDir() })) });
+  stores.push({ name: 'server', store: createStore(loadConfig({ DATA_DIR: tempDir(), CLICKHOUSE_URL: url })) });
+  for (const s of stores) await migrate(s.store);
+});
+test.after(async () => {
+  for (const s of stores) await s.store.close();
+  child?.kill('SIGTERM');
+});
+
+const decoded = (events: Parameters<typeof batchOf>[0]) => {
+  const r = decodeMessage(JSON.stringify(batchOf(events)));
+  if (r.kind !== 'ok') throw new Error(r.reason);
+  return r.output;
+};
+const countOf = async (store: Store, table: string, where = '1') =>
+  Number((await store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.${table} WHERE ${where}`))[0]!.n);
+
+async function insertAll(store: Store, tables: TableBytes, token: string) {
+  for (const t of TABLES) {
+    const chunks = tables[t];
+    if (!chunks?.length) continue;
+    const b = blockOf(t, chunks);
+    await store.insertBytes(t, b.columns, b.body, { insert_deduplication_token: `${token}:${t}` });
+  }
+}
+
+for (const which of ['embedded', 'server']) {
+  const storeOf = () => stores.find((s) => s.name === which)!.store;
+
+  test(`${which}: pre-serialized rows are stored with their values; the same token twice stores them once`, async () => {
+    const store = storeOf();
+    const conv = `bytes-${which}`;
+    const out = decoded(conversationEvents(conv, 2));
+    await insertAll(store, out.tables, `t-${which}`);
+    await insertAll(store, out.tables, `t-${which}`);
+    const where = `conversation_id = '${conv}'`;
+    assert.is(await countOf(store, 'events', where), 8);
+    assert.is(await countOf(store, 'messages', where), 2);
+    const calls = await store.query<{ n: string }>(`SELECT uniqExact(call_id) AS n FROM {{db}}.tool_calls WHERE ${where}`);
+    assert.is(Number(calls[0]!.n), 2);
+    const rows = await store.query<{ role: string; content: string }>(`SELECT role, content FROM {{db}}.messages FINAL WHERE ${where} ORDER BY ts, seq LIMIT 1`);
+    assert.equal(rows[0], { role: 'user', content: 'turn 0: please fix the tests' });
+    const ev = await store.query<{ resource: Record<string, string> }>(`SELECT resource FROM {{db}}.events WHERE ${where} LIMIT 1`);
+    assert.equal(ev[0]!.resource, { 'service.name': 'claude-code' });
+  });
+
+  test(`${which}: a token does not outlive its insert (the next insert without one is stored)`, async () => {
+    const store = storeOf();
+    const a = decoded([messageEvent(`leak-${which}`, 'user', 'one', 0)]);
+    const b = decoded([messageEvent(`leak-${which}`, 'user', 'two', 1000)]);
+    const ba = blockOf('messages', a.tables.messages!);
+    const bb = blockOf('messages', b.tables.messages!);
+    await store.insertBytes('messages', ba.columns, ba.body, { insert_deduplication_token: 'same' });
+    await store.insertBytes('messages', bb.columns, bb.body);
+    assert.is(await countOf(store, 'messages', `conversation_id = 'leak-${which}'`), 2);
+  });
+
+  test(`${which}: a row the engine refuses fails its insert with a permanent error; the sink dead-letters that event alone`, async () => {
+    const store = storeOf();
+    const conv = `poison-${which}`;
+    const good1 = conversationEvents(`${conv}-a`, 1);
+    const mixed = conversationEvents(`${conv}-b`, 2);
+    // a date JavaScript accepts (it rolls over to 2 March) and the engine refuses
+    mixed[0] = { ...mixed[0]!, event_time: '2025-02-30T10:00:00.000Z' };
+    const good2 = conversationEvents(`${conv}-c`, 1);
+    const bodies = [good1, mixed, good2].map((events) => JSON.stringify(batchOf(events)));
+    const bad = decodeMessage(bodies[1]!);
+    assert.is(bad.kind, 'ok', 'the event passes decoding');
+    const block = blockOf('events', (bad as Extract<typeof bad, { kind: 'ok' }>).output.tables.events!);
+    const err = await store.insertBytes('events', block.columns, block.body).then(() => undefined, (e: unknown) => e);
+    assert.ok(err, 'the engine refused the block');
+    assert.is(isTransientClickHouseError(err), false, 'a refusal is not retried');
+
+    const log: string[] = [];
+    const refusedSeen: RefusedEvent[] = [];
+    const sink = createSink({
+      insert: (t, b, s) => store.insertBytes(t, b.columns, b.body, s),
+      maxBatchRows: 10_000, maxBatchBytes: 1e9, flushIntervalMs: 60_000, retryDeadlineMs: 2000,
+      metrics: streamMetrics(createMetrics()), log: createLogger('silent'),
+    });
+    bodies.forEach((body, i) => {
+      const r = decodeMessage(body);
+      if (r.kind !== 'ok') throw new Error(r.reason);
+      const entry: SinkEntry = {
+        id: `${which}-poison-${i}`, rows: r.output.tables, rowCount: r.output.rowCount, bytes: r.output.bytes, receivedAtMs: Date.now(), conversations: [],
+        split: () => {
+          const s = splitMessage(body);
+          return 'kind' in s ? undefined : s;
+        },
+        done: async (refused) => {
+          refusedSeen.push(...refused);
+          log.push(`ack ${i}${refused.length ? ` refused ${refused.map((x) => x.index).join(',')}` : ''}`);
+          return true;
+        },
+        retry: () => void log.push(`nak ${i}`),
+        reject: async () => void log.push(`dlq ${i}`),
+        working: () => {},
+      };
+      sink.add(entry);
+    });
+    await sink.close();
+    assert.equal(log, ['ack 0', 'ack 1 refused 0', 'ack 2']);
+    assert.is(refusedSeen[0]!.eventId, mixed[0]!.event_id);
+    assert.match(refusedSeen[0]!.reason, /events:/);
+    assert.is(await countOf(store, 'events', `conversation_id = '${conv}-a'`), 4);
+    assert.is(await countOf(store, 'events', `conversation_id = '${conv}-b'`), 7, 'every event of the mixed message but the refused one');
+    assert.is(await countOf(store, 'events', `conversation_id = '${conv}-c'`), 4);
+    assert.is(await countOf(store, 'messages', `conversation_id = '${conv}-b'`), 1, 'the refused prompt stays out of the later tables');
+  });
+}
+
+test.run();
