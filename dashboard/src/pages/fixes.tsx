@@ -52,6 +52,24 @@ interface Packet {
   handback: { pr?: string; magic_word: string; constraints: string[] };
 }
 
+/** Packet text marks recorded user data as `<untrusted-data>…</untrusted-data>`: shown as quoted data. */
+function Untrusted({ text }: { text: string }) {
+  const parts = text.split(/<\/?untrusted-data>/);
+  return (
+    <>
+      {parts.map((part, i) =>
+        i % 2 === 1 ? (
+          <span class="untrusted" key={i} title="recorded user data">
+            {part}
+          </span>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
+}
+
 const fixesBase = (p: Principal) => `/api/tenants/${enc(p.tenant)}`;
 const verdictClass = (v: string | undefined) => (v === 'pass' ? 'ok' : v === 'fail' ? 'bad' : 'warn');
 
@@ -308,9 +326,13 @@ export function FixPage({ id, principal }: { id: string; principal: Principal | 
                   {(p) => (
                     <>
                       <p>
-                        <strong>{p.title}</strong>
+                        <strong>
+                          <Untrusted text={p.title} />
+                        </strong>
                       </p>
-                      <p class="small">{p.cause_statement}</p>
+                      <p class="small">
+                        <Untrusted text={p.cause_statement} />
+                      </p>
                       <p class="small">
                         Target:{' '}
                         {Object.entries(p.target).map(([k, v]) => (
@@ -335,7 +357,7 @@ export function FixPage({ id, principal }: { id: string; principal: Principal | 
                       <p class="small muted">{p.verify.semantics}</p>
                       <p class="small muted">
                         Hand back: {p.handback.magic_word}
-                        {p.handback.constraints.length ? ` · ${p.handback.constraints.join('; ')}` : ''}
+                        {p.handback.constraints.length ? <> · <Untrusted text={p.handback.constraints.join(' ')} /></> : ''}
                       </p>
                     </>
                   )}
