@@ -4,7 +4,9 @@
  *
  *   runProblemsOnce(deps, tenant, opts?)        → Promise<RunResult>
  *       One engine pass now, synchronously: reads the tenant's signals, applies pending feedback,
- *       writes a new complete run. `opts.onlyIfChanged` skips when nothing changed (the job).
+ *       writes a new complete run. `opts.onlyIfChanged` skips when nothing changed (the job), and
+ *       with `opts.minIntervalMs` also when the last run is younger than that (pending feedback
+ *       always runs).
  *       With `deps.kv` (the leases bucket) it takes the job's lease first, so it never overlaps
  *       the scheduled pass (ProblemsRunBusyError, 503, after `deps.leaseWaitMs`).
  *   getProblem(deps, tenant, id)                → Promise<ProblemLookup>
@@ -110,7 +112,7 @@ const MAX_IDLE_MS = 3_600_000;
 export const problemsLeaseKey = (tenant: string) => `job.problems.${tenant}`;
 const LEASE_TTL_MS = 30_000;
 
-export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; signal?: AbortSignal } = {}): Promise<RunResult> {
+export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; minIntervalMs?: number; signal?: AbortSignal } = {}): Promise<RunResult> {
   if (!deps.kv) return runPass(deps, tenant, opts);
   const kv = await deps.kv;
   const holder = `run-once-${randomBytes(4).toString('hex')}`;
@@ -123,14 +125,16 @@ export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: 
   }
 }
 
-async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; signal?: AbortSignal }): Promise<RunResult> {
+async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; minIntervalMs?: number; signal?: AbortSignal }): Promise<RunResult> {
   const ps = createProblemsStore(deps.store);
   const t0 = now(deps);
   const prev = await ps.currentRun(tenant);
   const mark = await ps.inputMark(tenant);
   const pending = await ps.pendingFeedback(tenant);
-  if (opts.onlyIfChanged && prev && prev.input_mark === mark && pending.length === 0 && t0 - Date.parse(prev.completed_at) < MAX_IDLE_MS) {
-    return { run_id: prev.run_id, skipped: true, stats: prev.stats };
+  if (opts.onlyIfChanged && prev && pending.length === 0) {
+    const age = t0 - Date.parse(prev.completed_at);
+    // nothing new and not idle for long, or changes arriving sooner than the minimum interval
+    if ((prev.input_mark === mark && age < MAX_IDLE_MS) || age < (opts.minIntervalMs ?? 0)) return { run_id: prev.run_id, skipped: true, stats: prev.stats };
   }
   const runId = `prun_${t0.toString(36)}_${randomBytes(4).toString('hex')}`;
   const startedAt = iso(t0);
