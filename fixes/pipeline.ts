@@ -39,6 +39,8 @@ export const MIN_REPLAY_CASES = 4;
 export const MAX_REPLAY_CASES = 40;
 export const MONITORING_DAYS = 14;
 export const MAX_OPEN_PRS = 3;
+/** How long a draft waits for a concurrent draft's fix to appear behind the problem's slot. */
+const DRAFT_CREATE_WAIT_MS = 3000;
 export const GITHUB_APP_ACTOR = 'svc-github-app';
 export const MCP_ACTOR = 'svc-mcp';
 const DAY_MS = 86_400_000;
@@ -374,10 +376,16 @@ export function createFixPipeline(deps: FixPipelineDeps): FixPipeline {
   const self: FixPipeline = {
     async draft(tenant, problemId, input, actor) {
       const p = await getProblem(tenant, problemId);
-      for (let attempt = 0; attempt < 5; attempt++) {
+      for (let attempt = 0; attempt < 10; attempt++) {
         const slot = await deps.fixes.activeFixId(tenant, p.problemId);
         if (slot) {
-          const cur = await deps.fixes.get(tenant, slot.fixId);
+          let cur = await deps.fixes.get(tenant, slot.fixId);
+          // a concurrent draft took the slot and is creating its fix: wait for it (a writer that
+          // died between the two writes leaves the slot free again after DRAFT_CREATE_WAIT_MS)
+          for (let waited = 0; !cur && waited < DRAFT_CREATE_WAIT_MS; waited += 50) {
+            await new Promise((r) => setTimeout(r, 50));
+            cur = await deps.fixes.get(tenant, slot.fixId);
+          }
           if (cur) {
             const r = await reconcile(cur);
             if (ACTIVE_STATUSES.includes(r.fix.status)) return publicFix(r.fix);

@@ -52,7 +52,8 @@ export interface RunStatus {
   runId: string;
   setId: string;
   kind: ReplayRun['kind'];
-  status: 'queued' | 'running' | 'completed';
+  /** `completed` and `skipped` (a run with no cases) end a run; `queued` and `running` are in flight. */
+  status: 'queued' | 'running' | 'completed' | 'skipped';
   expected: number;
   received: number;
   cases: CaseScore[];
@@ -130,6 +131,7 @@ export function createReplayService(bus: Bus, kv: JsonKv, now: () => number, opt
       const subjects = Object.keys(info.state.subjects ?? {});
       const received = subjects.length;
       const base = { runId, setId: run.setId, kind: run.kind, expected, received };
+      if (expected === 0) return { ...base, status: 'skipped', cases: [] };
       if (received < expected) return { ...base, status: received ? 'running' : 'queued', cases: [] };
       const results: ReplayResult[] = [];
       for (const s of subjects) {

@@ -2,33 +2,10 @@
  * The fix object of spec/fix-pipeline.md (camelCase on the wire) and the values it takes.
  * The live object is stored in the th_fixes KV bucket; its transitions in ClickHouse fix_history.
  */
-export const FIX_STATUSES = [
-  'DRAFT',
-  'SCOPING',
-  'NO_EVIDENCE',
-  'BLOCKED_COVERAGE',
-  'UNROUTED',
-  'PROPOSING',
-  'NO_HEADROOM',
-  'PROPOSED',
-  'GATING',
-  'GATE_FAILED',
-  'GATE_INCONCLUSIVE',
-  'VERIFIED',
-  'PR_OPEN',
-  'APPLIED_LOCALLY',
-  'HANDED_OFF',
-  'SHIPPED',
-  'CONFIRMING',
-  'HELD',
-  'REGRESSED',
-  'REJECTED',
-  'SUPERSEDED',
-  'ABANDONED',
-] as const;
+export { FIX_STATUSES, FIX_TYPES } from '../schemas/api/fixes.js';
+import { FIX_STATUSES, FIX_TYPES } from '../schemas/api/fixes.js';
 export type FixStatus = (typeof FIX_STATUSES)[number];
 
-export const FIX_TYPES = ['PROMPT', 'TOOL_SCHEMA', 'SKILL', 'GUARDRAIL', 'UNROUTED'] as const;
 export type FixType = (typeof FIX_TYPES)[number];
 
 /**

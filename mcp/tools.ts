@@ -251,7 +251,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     const until = ctx.now() + maxWaitS * 1000;
     for (;;) {
       const s = await services.replay.status(tenant, runId);
-      if (s.status === 'completed' || ctx.now() + pollS * 1000 > until) return s;
+      if (s.status === 'completed' || s.status === 'skipped' || ctx.now() + pollS * 1000 > until) return s;
       await sleep(pollS * 1000);
     }
   };

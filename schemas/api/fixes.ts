@@ -2,7 +2,33 @@
  * Request schemas of the fix routes (spec/fix-pipeline.md "Fix routes"), relative to /api:
  * validation of bodies and queries; responses are fix objects (fixes/types.ts).
  */
-import { FIX_STATUSES } from '../../fixes/types.js';
+/** Fix statuses of spec/fix-pipeline.md "States and transitions". */
+export const FIX_STATUSES = [
+  'DRAFT',
+  'SCOPING',
+  'NO_EVIDENCE',
+  'BLOCKED_COVERAGE',
+  'UNROUTED',
+  'PROPOSING',
+  'NO_HEADROOM',
+  'PROPOSED',
+  'GATING',
+  'GATE_FAILED',
+  'GATE_INCONCLUSIVE',
+  'VERIFIED',
+  'PR_OPEN',
+  'APPLIED_LOCALLY',
+  'HANDED_OFF',
+  'SHIPPED',
+  'CONFIRMING',
+  'HELD',
+  'REGRESSED',
+  'REJECTED',
+  'SUPERSEDED',
+  'ABANDONED',
+] as const;
+
+export const FIX_TYPES = ['PROMPT', 'TOOL_SCHEMA', 'SKILL', 'GUARDRAIL', 'UNROUTED'] as const;
 
 export const CANDIDATE_MIN_CHARS = 40;
 export const CANDIDATE_MAX_CHARS = 200_000;

@@ -251,6 +251,20 @@ test('fix_submit pr → PR_OPEN; signed merge webhook → SHIPPED with mark_fixe
   assert.match(marked.text, /note/);
 });
 
+test('fix_start with wait drives a new attempt through the gate; fix with wait needs an admin key', async () => {
+  const r = await call('fix_start', { problem_id: PLANTED.problemId, type: 'prompt', wait: true, poll_interval_seconds: 2, max_wait_seconds: 60 });
+  assert.is(r.isError, false, JSON.stringify(r));
+  assert.is(r.data.fix.attemptNo, 2);
+  assert.is(r.data.fix.status, 'VERIFIED', r.data.fix.statusReason);
+  const member = new Client({ name: 'member-wait', version: '1' });
+  await member.connect(new StreamableHTTPClientTransport(new URL(`${sys.url}/mcp`), { requestInit: { headers: { 'x-api-key': sys.memberKey } } }));
+  assert.is((await call('fix', { fix_id: r.data.fix.id }, member)).isError, false, 'a member reads');
+  assert.is((await call('fix', { fix_id: r.data.fix.id, wait: true }, member)).error.status, 403, 'wait=true writes');
+  await member.close();
+  const d = await call('fix_dismiss', { fix_id: r.data.fix.id, reason: '   ' });
+  assert.is(d.isError, true, 'a blank reason is refused');
+});
+
 test('stdio transport (`tracehouse mcp`): the same tools and the read-only part of the scenario', async () => {
   const stdio = new Client({ name: 'stdio-e2e', version: '1.0.0' });
   await stdio.connect(
