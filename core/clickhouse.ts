@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -92,6 +92,19 @@ const INSERT_SETTINGS = { date_time_input_format: 'best_effort' } as const;
  */
 export const FILE_INSERT_MIN_BYTES = 256 * 1024;
 
+/** Spool files older than an hour are left by a process killed mid-insert (an insert takes seconds). */
+function clearStaleSpool(dir: string): void {
+  const cutoff = Date.now() - 3600_000;
+  for (const f of readdirSync(dir)) {
+    try {
+      const p = join(dir, f);
+      if (statSync(p).mtimeMs < cutoff) unlinkSync(p);
+    } catch {
+      // removed meanwhile
+    }
+  }
+}
+
 /** A settings clause of literals (names checked, string values quoted). */
 function settingsClause(settings: Record<string, string | number | boolean>): string {
   const parts: string[] = [];
@@ -123,6 +136,7 @@ export function createStore(config: Config): Store {
     rawInsert = (p) => chdb.chdb.rawInsert(p as Parameters<typeof chdb.chdb.rawInsert>[0]);
     const spool = join(config.dataDir, 'insert-spool');
     mkdirSync(spool, { recursive: true });
+    clearStaleSpool(spool);
     const structures = new Map<string, Promise<Map<string, string>>>();
     const typesOf = (target: string) => {
       let p = structures.get(target);
