@@ -607,6 +607,12 @@ export function createFixPipeline(deps: FixPipelineDeps): FixPipeline {
           out.push({ fix_id: e.fix.id, short_ref: e.fix.shortRef, status: e.fix.status, feedback_id: null, duplicate: false, outcome: 'ignored' });
           continue;
         }
+        // a redelivery after a problems run applied the feedback (CONFIRMING, HELD, REGRESSED)
+        // must not post it again: that would mark a reopened problem fixed once more
+        if (e.fix.status !== 'SHIPPED' && e.fix.feedbackIds.length) {
+          out.push({ fix_id: e.fix.id, short_ref: e.fix.shortRef, status: e.fix.status, feedback_id: e.fix.feedbackIds.at(-1)!, duplicate: true, outcome: 'converged' });
+          continue;
+        }
         // first delivery or a redelivery: the same payload gives the same pending feedback row
         const fb = await postMarkFixed(e.fix, GITHUB_APP_ACTOR);
         if (!e.fix.feedbackIds.includes(fb.feedbackId)) await tryWrite(e, { feedbackIds: [...e.fix.feedbackIds, fb.feedbackId] }, 'merge_notification', GITHUB_APP_ACTOR);
