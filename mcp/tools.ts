@@ -746,7 +746,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   );
   tool(
     'fix_dismiss',
-    { title: 'Dismiss a fix', description: 'Rejects the fix; the reason is recorded as problem feedback.', write: true },
+    { title: 'Dismiss a fix', description: 'Rejects the fix; the reason is recorded as dismiss feedback on the problem (the next problems run dismisses the problem). To try another candidate, use fix_verify with candidate_content instead.', write: true },
     { fix_id: z.string().min(1), reason: z.string().trim().min(1).max(2000), tenant_id: tenantId },
     async (a, p) => {
       const f = await services.pipeline.dismiss(p.tenant, a.fix_id, a.reason, actor(p));
