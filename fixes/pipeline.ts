@@ -569,6 +569,7 @@ export function createFixPipeline(deps: FixPipelineDeps): FixPipeline {
     async dismiss(tenant, fixId, reason, actor) {
       const e = await load(tenant, fixId);
       if (UNDISMISSABLE.includes(e.fix.status)) throw new FixStatusConflictError('dismiss', e.fix.status, FIX_STATUSES.filter((s) => !UNDISMISSABLE.includes(s)).join(', '));
+      if (e.fix.claim && deps.now() - Date.parse(e.fix.claim.at) < staleMs) throw new FixStatusConflictError('dismiss', `${e.fix.status} (a step is in progress)`, '');
       const w = await mustWrite(e, { status: 'REJECTED', statusReason: `dismissed: ${reason}`, claim: null }, 'dismiss', actor);
       const fb = await deps.problems.submitFeedback(tenant, w.fix.problemId, { action: 'dismiss', actor, reason: `fix ${magicWord(w.fix.shortRef, deps.magicPrefix)} dismissed: ${reason}`.slice(0, 2000) });
       const final = await tryWrite(w, { feedbackIds: [...w.fix.feedbackIds, fb.feedbackId] }, 'dismiss', actor);
