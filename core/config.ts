@@ -48,6 +48,13 @@ export interface Config {
     /** Processes serving the ingest port when the ingest role runs alone (`tracehouse ingest`). */
     readonly workers: number;
   };
+  /** Problems engine (docs/analyses.md "Problems"). */
+  readonly problems: {
+    /** Days without recurrence after a fix before a problem is resolved. */
+    readonly cleanPeriodDays: number;
+    /** Optional OpenAI-compatible endpoint that may refine dossier summaries; empty url: templates only. */
+    readonly llm: { readonly url: string; readonly apiKey: string; readonly model: string; readonly timeoutMs: number };
+  };
   readonly stream: {
     readonly maxBatchRows: number;
     readonly maxBatchBytes: number;
@@ -96,6 +103,11 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'TRACEHOUSE_SECRET', default: '(generated once, kept in NATS KV)', description: 'HMAC secret that signs minted API keys', secret: true },
   { name: 'TRACEHOUSE_BOOTSTRAP_KEY', default: '', description: 'When set and no key exists: admin key of tenant `default`', secret: true },
   { name: 'LOG_LEVEL', default: 'info', description: LOG_LEVELS.join(', ') },
+  { name: 'PROBLEMS_CLEAN_PERIOD_DAYS', default: '7', description: 'Days without recurrence after a fix before a problem is resolved' },
+  { name: 'PROBLEMS_LLM_URL', default: '', description: 'OpenAI-compatible API base URL that may refine problem summaries (empty: templates only)' },
+  { name: 'PROBLEMS_LLM_API_KEY', default: '', description: 'Bearer token of the problems LLM endpoint', secret: true },
+  { name: 'PROBLEMS_LLM_MODEL', default: 'gpt-4o-mini', description: 'Model name sent to the problems LLM endpoint' },
+  { name: 'PROBLEMS_LLM_TIMEOUT_MS', default: '20000', description: 'Timeout of one problems LLM request; on timeout the template text stays' },
   { name: 'INGEST_PUBLISH_TIMEOUT_MS', default: '5000', description: 'JetStream publish acknowledgement timeout; 503 past it' },
   { name: 'INGEST_MAX_BACKLOG_MESSAGES', default: '100000', description: 'INGEST messages waiting for the store consumer above which ingest answers 503' },
   { name: 'INGEST_MAX_BACKLOG_BYTES', default: '1073741824', description: 'Bytes of the INGEST messages waiting for the store consumer above which ingest answers 503' },
@@ -189,6 +201,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     secret,
     bootstrapKey,
     logLevel: logLevel as Config['logLevel'],
+    problems: {
+      cleanPeriodDays: int('PROBLEMS_CLEAN_PERIOD_DAYS', 7, 1, 365),
+      llm: { url: url('PROBLEMS_LLM_URL', ['http:', 'https:']), apiKey: str('PROBLEMS_LLM_API_KEY', ''), model: str('PROBLEMS_LLM_MODEL', 'gpt-4o-mini'), timeoutMs: int('PROBLEMS_LLM_TIMEOUT_MS', 20_000, 100, 600_000) },
+    },
     ingest: {
       maxBodyBytes: 5 * 1024 * 1024,
       publishTimeoutMs: int('INGEST_PUBLISH_TIMEOUT_MS', 5000, 100, 600_000),
@@ -251,6 +267,7 @@ export function maskedConfig(config: Config): Record<string, unknown> {
     nats: { ...config.nats, url: config.nats.url.replace(/\/\/[^@/]*@/g, '//***@') },
     secret: config.secret ? '********' : '(generated once, kept in NATS KV)',
     bootstrapKey: config.bootstrapKey ? '********' : '',
+    problems: { ...config.problems, llm: { ...config.problems.llm, apiKey: config.problems.llm.apiKey ? '********' : '' } },
     fixes: {
       ...config.fixes,
       github: { ...config.fixes.github, token: config.fixes.github.token ? '********' : '' },

@@ -56,6 +56,7 @@ export function formatReport(r: BenchResult): string {
     const mm = r.memory;
     out.push('\nMEMORY peak RSS (VmHWM), roles run one after another on the dataset');
     out.push(formatTable(['process', 'MB'], [['all-in-one (tracehouse start)', mm.all_in_one_mb], ['ingest alone', mm.ingest_mb], ['stream alone', mm.stream_mb], ['query alone', mm.query_mb], ['bench process (system in-process + clients)', mm.bench_process_mb]]));
+    if (mm.ingest_cpu_s_per_million !== undefined) out.push(`  ingest alone under load: ${fmtNum(mm.ingest_events_per_s ?? NaN)} events/s accepted, ${fmtNum(mm.ingest_cpu_s_per_million)} CPU-s per million events (its process)`);
     for (const n of mm.notes) out.push(`  note: ${n}`);
   }
   out.push('\nSUMMARY');

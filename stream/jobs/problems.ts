@@ -7,9 +7,12 @@ import type { Store } from '../../core/clickhouse.js';
 import type { TenantJob, TenantJobContext } from '../analyze/scheduler.js';
 import { runProblemsOnce } from '../problems/api.js';
 import type { EngineConfig } from '../problems/engine.js';
+import type { RefineConfig } from '../problems/refine.js';
 
 export interface ProblemsJobOptions {
   config?: Partial<EngineConfig>;
+  /** Optional summary refinement (PROBLEMS_LLM_URL); absent: templates only. */
+  llm?: RefineConfig;
 }
 
 export function problemsJob(opts: ProblemsJobOptions = {}): TenantJob {
@@ -19,7 +22,7 @@ export function problemsJob(opts: ProblemsJobOptions = {}): TenantJob {
     scope: 'tenant',
     async run(ctx: TenantJobContext, tenant?: string) {
       if (!tenant) return;
-      const r = await runProblemsOnce({ store: ctx.store as Store, config: opts.config }, tenant, { onlyIfChanged: true, signal: ctx.signal });
+      const r = await runProblemsOnce({ store: ctx.store as Store, config: opts.config, llm: opts.llm }, tenant, { onlyIfChanged: true, signal: ctx.signal });
       if (!r.skipped) ctx.log.info({ tenant, runId: r.run_id, signals: r.stats?.signals, attributed: r.stats?.attributed_signals }, 'problems: run complete');
     },
   };

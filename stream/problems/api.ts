@@ -31,6 +31,7 @@ import type { Store } from '../../core/clickhouse.js';
 import { withLease } from '../../core/lease.js';
 import { runEngine, type EngineConfig, type EngineOutput } from './engine.js';
 import { AttributionNotFoundError, InvalidProblemFeedbackError, ProblemNotFoundError, ProblemsRunBusyError } from './errors.js';
+import { refineSummaries, type RefineConfig } from './refine.js';
 import { createProblemsStore } from './store.js';
 import { UUID_RE, uuidFrom } from './text.js';
 import { PROBLEMS_ENGINE_VERSION, FEEDBACK_ACTIONS, type FeedbackAction, type FixRef, type ProblemState, type RunStats, type SignalKind, type Door } from './types.js';
@@ -47,6 +48,8 @@ export interface ProblemsDeps {
    */
   kv?: KV | Promise<KV>;
   leaseWaitMs?: number;
+  /** Optional OpenAI-compatible endpoint refining dossier summaries (stream/problems/refine.ts). */
+  llm?: RefineConfig;
 }
 
 export interface RunResult {
@@ -138,6 +141,15 @@ async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged
   opts.signal?.throwIfAborted();
   const out: EngineOutput = runEngine({ tenant, runId, now: t0, signals: input.signals, previous, previousAttributions, feedback: pending, blended: input.blended, conversationCount: input.conversations, config: deps.config });
   opts.signal?.throwIfAborted();
+  if (deps.llm?.url) {
+    const rowsOf = new Map<string, typeof out.attributions>();
+    for (const r of out.attributions) {
+      let l = rowsOf.get(r.problem_id);
+      if (!l) rowsOf.set(r.problem_id, (l = []));
+      l.push(r);
+    }
+    out.stats.refinement = await refineSummaries(out.problems, rowsOf, deps.llm, opts.signal);
+  }
   await ps.writeOutput(tenant, runId, out, startedAt);
   if (out.feedback.length) await ps.consumeFeedback(tenant, runId, out, pending, startedAt);
   await ps.writeRunState(tenant, runId, 'complete', { started_at: startedAt, completed_at: iso(Math.max(now(deps), t0 + 1)), input_mark: mark, stats: out.stats, engine_version: PROBLEMS_ENGINE_VERSION });
