@@ -692,6 +692,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       fix_id: z.string().min(1),
       candidate_content: z
         .string()
+        .min(40)
         .max(200_000)
         .refine((s) => s.trim().length >= 40, { message: 'candidate_content must be at least 40 characters after trimming' })
         .optional(),
