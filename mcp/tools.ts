@@ -386,6 +386,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         repairCases: dossiers,
         actionHints: [],
         magicWord: a.prompt_key,
+        ...(a.model ? { model: a.model } : {}),
       });
       if (!proposal) return ok({ versionId: null, repair_case_ids: repair.map((c) => c.case_id), holdout_case_ids: holdout.map((c) => c.case_id) }, ['no headroom: the proposer had nothing to add']);
       const v = await services.prompts.addVersion(p.tenant, rec.promptId, proposal.content, { source: 'proposer', changelog: proposal.changelog, risks: proposal.risks });
