@@ -11,6 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, BadRequestError, ForbiddenError, NotFoundError } from '../core/errors.js';
 import type { KeyStore, Principal } from '../core/keys.js';
+import type { Logger } from '../core/log.js';
 import type { CursorCodec } from '../query/pagination.js';
 import type { FixServices } from '../fixes/services.js';
 import { MAX_GRAPH_BYTES } from '../fixes/harness.js';
@@ -30,6 +31,8 @@ export interface ToolContext {
   sleep?: (ms: number) => Promise<void>;
   /** Reads conversations for replay sets built from conversation ids or auto-generation. */
   conversations: ConversationSource;
+  /** Unexpected (5xx) tool failures are logged here once. */
+  log?: Logger;
 }
 
 export interface ConversationSource {
@@ -196,6 +199,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
           const writes = opts.write || (name === 'fix' && a.wait === true);
           return await run(args, await principalFor(a.tenant_id, writes));
         } catch (err) {
+          if (!(err instanceof AppError) || err.status >= 500) ctx.log?.error({ err, tool: name }, 'tool failed');
           return fail(err);
         }
       }) as never,
