@@ -369,6 +369,23 @@ test('member and admin keys: the role is shown; at phone width no page scrolls s
   await a.close();
 });
 
+test('a workspace without data: empty states with the copy-paste ingest command for this host', async () => {
+  const key = (await ts.system.rt.keys.create({ tenant: 'empty-team', role: 'member', scopes: ['ingest', 'read'] })).key;
+  const ctx = await contextWithKey(key);
+  const host = new URL(ts.queryUrl).hostname;
+  for (const path of ['/', '/conversations']) {
+    const page = await open(ctx, path);
+    const empty = page.locator('[data-empty]').first();
+    assert.ok(await empty.isVisible(), path);
+    const command = (await empty.locator('pre').textContent()) ?? '';
+    assert.ok(command.includes(`http://${host}:`) && command.includes('/v1/ingest') && command.includes('Authorization: Bearer'), command);
+    await page.close();
+  }
+  const uc = await open(ctx, '/use-cases');
+  assert.match((await uc.locator('[data-empty]').first().textContent()) ?? '', /50 analyzed segments/);
+  await ctx.close();
+});
+
 if (!chromiumPath) {
   console.log('[skip] dashboard browser suite: no Chromium found (looked at CHROMIUM_PATH and /usr/bin/chromium; `apt-get install chromium`)');
 } else {
