@@ -96,7 +96,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     }
     log(`ceiling insert (client, generator rows): ${ceilings.clickhouse_insert.events_per_s} events/s`);
     const sc = ceilings.store;
-    log(`ceiling store, real rows (${sc.events} events, ${sc.rows} rows, ${sc.json_bytes_per_event} B JSON/event): best bulk insert ${sc.best_insert_events_per_s} events/s (${sc.best_insert_rows_per_s} rows/s), no parsing ${sc.no_parse_events_per_s} events/s; stored ${sc.bytes_per_event.total} B/event ${JSON.stringify(sc.bytes_per_event)}`);
+    log(`ceiling store, real rows (${sc.events} events, ${sc.rows} rows, ${sc.json_bytes_per_event} B JSON/event): best bulk insert ${sc.best_insert_events_per_s} events/s (${sc.best_insert_rows_per_s} rows/s, ${sc.best_insert_cpu_s_per_million} CPU-s per M events), no parsing ${sc.no_parse_events_per_s} events/s; stored ${sc.bytes_per_event.total} B/event ${JSON.stringify(sc.bytes_per_event)}`);
     const nc = await connect({ servers: base.nats.url });
     ceilings.jetstream = await measureJetStream(nc, real.messages);
     void busBatches;

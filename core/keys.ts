@@ -46,6 +46,8 @@ export interface KeyStore {
 }
 
 const PREFIX = 'th';
+/** Presented keys whose signature and hash are remembered (core/keys.ts `checked`). */
+const VERIFIED_KEYS_MAX = 10_000;
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 const b64u = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
@@ -61,6 +63,22 @@ export function createKeyStore(kv: KV, secret: string, now: () => Date = () => n
     const got = Buffer.from(sig);
     if (expected.length !== got.length || !timingSafeEqual(expected, got)) return 'bad';
     return { tenant: Buffer.from(t, 'base64url').toString('utf8') };
+  };
+
+  /**
+   * The CPU part of checking a presented key (its signature and its hash), remembered for the most
+   * recent keys: a client sends the same key on every request. Bounded (oldest forgotten first);
+   * only what the key itself determines is kept, never the record, so revocation stays exact.
+   */
+  const verified = new Map<string, { signed: ReturnType<typeof verifySigned>; hash: string }>();
+  const checked = (presented: string) => {
+    let v = verified.get(presented);
+    if (!v) {
+      v = { signed: verifySigned(presented), hash: hashKey(presented) };
+      if (verified.size >= VERIFIED_KEYS_MAX) verified.delete(verified.keys().next().value as string);
+      verified.set(presented, v);
+    }
+    return v;
   };
 
   const checkTenant = (tenant: string) => {
@@ -130,9 +148,10 @@ export function createKeyStore(kv: KV, secret: string, now: () => Date = () => n
     },
     async authenticate(presented, opts = {}) {
       if (!presented) throw new UnauthorizedError('API key is required', 'key_required');
-      const signed = verifySigned(presented);
+      const { signed, hash } = checked(presented);
       if (signed === 'bad') throw new UnauthorizedError('invalid API key', 'key_invalid');
-      const record = await read(hashKey(presented));
+      // the record is read on every request: a revocation counts from the next request on
+      const record = await read(hash);
       if (!record) throw new UnauthorizedError('invalid API key', 'key_invalid');
       if (record.revoked_at) throw new UnauthorizedError('API key has been revoked', 'key_revoked');
       if (signed !== 'unsigned' && signed.tenant !== record.tenant) throw new UnauthorizedError('invalid API key', 'key_invalid');

@@ -36,9 +36,10 @@ export interface Publisher {
  * distinct across batches as long as their SHA-256 prefixes are (one hash per batch, not per event).
  */
 export function batchIds(tenant: string, source: SourceRoute, events: Array<{ json: string }>): { msgId: string; eventIds: string[] } {
-  let text = `${tenant}\n${source}\n`;
-  for (const e of events) text += `${e.json}\n`;
-  const msgId = createHash('sha256').update(text).digest('hex');
+  // fed event by event: no concatenated copy of the batch is built just to be hashed
+  const h = createHash('sha256').update(`${tenant}\n${source}\n`);
+  for (const e of events) h.update(e.json).update('\n');
+  const msgId = h.digest('hex');
   const prefix = msgId.slice(0, 24);
   const eventIds = new Array<string>(events.length);
   for (let i = 0; i < events.length; i++) eventIds[i] = prefix + i.toString(16).padStart(8, '0');

@@ -132,14 +132,15 @@ export function eventsToRows(events: readonly IngestEvent[]): TransformOutput {
   const conversations = new Set<string>();
   let receivedAtMs = Infinity;
   for (const e of events) {
-    rows.events.push(eventRow(e));
+    const calls = toolCallRows(e);
+    rows.events.push(eventRow(e, calls.length > 0));
     if (e.conversation_id) conversations.add(`${e.tenant_id}\u0000${e.conversation_id}`);
     const r = Date.parse(e.receive_time);
     if (r < receivedAtMs) receivedAtMs = r;
     if (e.type === 'span' && e.span) rows.spans.push(spanRow(e));
     const m = messageRow(e);
     if (m) rows.messages.push(m);
-    rows.tool_calls.push(...toolCallRows(e));
+    rows.tool_calls.push(...calls);
   }
   const out: TableRows = {};
   let rowCount = 0;
@@ -151,13 +152,42 @@ export function eventsToRows(events: readonly IngestEvent[]): TransformOutput {
   return { rows: out, conversations: [...conversations], receivedAtMs: Number.isFinite(receivedAtMs) ? receivedAtMs : Date.now(), rowCount };
 }
 
-function eventRow(e: IngestEvent): Record<string, unknown> {
+/**
+ * The typed facets an events row keeps: only what no other row of the same event holds. The text
+ * of a prompt is the content of its `messages` row, a message's content, blocks and metadata are
+ * in `messages`, a call's input, command and error are in `tool_calls` (whole, unless longer than
+ * its input cap), a span is its `spans` row, and the lifted columns (model, tokens, cost, tool
+ * name and id, success, duration, message id) hold the rest. Rows written before this kept full
+ * facets; both read the same way (docs/storage.md "Slim events rows").
+ */
+function slimFacets(e: IngestEvent, hasCallRow: boolean): Record<string, unknown> {
   const facets: Record<string, unknown> = {};
-  if (e.prompt) facets.prompt = e.prompt;
-  if (e.tool) facets.tool = e.tool;
-  if (e.api) facets.api = e.api;
-  if (e.message) facets.message = e.message;
-  if (e.span) facets.span = e.span;
+  if (e.prompt) facets.prompt = { length: e.prompt.length, truncated: e.prompt.truncated };
+  if (e.tool) {
+    if (hasCallRow) {
+      const t: Record<string, unknown> = {};
+      if (e.tool.input !== undefined && e.tool.input.length > MAX_INPUT_CHARS) t.input = e.tool.input;
+      if (e.tool.error_truncated) t.error_truncated = true;
+      if (e.tool.command_truncated) t.command_truncated = true;
+      if (Object.keys(t).length) facets.tool = t;
+    } else facets.tool = e.tool;
+  }
+  if (e.api) {
+    const { reasoning_tokens, status_code, error, error_truncated } = e.api;
+    const a = { reasoning_tokens, status_code, error, error_truncated };
+    if (Object.values(a).some((v) => v !== undefined)) facets.api = a;
+  }
+  if (e.message) {
+    const { prompt_id, prompt_name, prompt_version } = e.message;
+    const m = { prompt_id, prompt_name, prompt_version };
+    if (Object.values(m).some((v) => v !== undefined)) facets.message = m;
+  }
+  if (e.span && e.type !== 'span') facets.span = e.span;
+  return facets;
+}
+
+function eventRow(e: IngestEvent, hasCallRow: boolean): Record<string, unknown> {
+  const facets = slimFacets(e, hasCallRow);
   const api = e.api ?? {};
   const msg = e.message;
   return {

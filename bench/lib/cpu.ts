@@ -34,3 +34,15 @@ function statSeconds(path: string): number {
 export const processCpuSeconds = (pid: number | 'self' = 'self') => statSeconds(`/proc/${pid}/stat`);
 /** CPU seconds used so far by the calling thread only. */
 export const threadCpuSeconds = () => statSeconds('/proc/thread-self/stat');
+
+/** CPU seconds of a process and its children (e.g. the nats-server under its supervisor). */
+export function treeCpuSeconds(pid: number): number {
+  let total = processCpuSeconds(pid);
+  try {
+    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    for (const k of kids) total += treeCpuSeconds(Number(k));
+  } catch {
+    // no children file (older kernels): the process alone
+  }
+  return total;
+}

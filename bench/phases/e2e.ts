@@ -3,7 +3,7 @@ import { buildPool, type Pool } from '../lib/pool.js';
 import { loadInWorker, throughput, type Throughput } from '../lib/load.js';
 import { routeExists, type BenchSystem } from '../lib/system.js';
 import { summarize, type LatencySummary } from '../lib/stats.js';
-import { processCpuSeconds } from '../lib/cpu.js';
+import { processCpuSeconds, treeCpuSeconds } from '../lib/cpu.js';
 import { drain, nextRounds } from './edge.js';
 import type { BenchOptions } from '../options.js';
 
@@ -50,7 +50,7 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
   for (let i = 0; i < maxSteps; i++) {
     const before = await sys.backlog();
     const cpu0 = processCpuSeconds();
-    const bus0 = processCpuSeconds(sys.nats.pid);
+    const bus0 = treeCpuSeconds(sys.nats.pid);
     let backlogMax = 0;
     let sampling = true;
     const sampler = (async () => {
@@ -75,7 +75,7 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
     const non2xx = res.sent ? (res.sent - res.ok) / res.sent : 1;
     const consumed = (end?.delivered ?? 0) > (before?.delivered ?? 0);
     const bounded = t.events_per_s >= 0.9 * rate && non2xx < 0.01 && drained && drainMs <= limit && consumed;
-    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu), bus_cpu_s_per_million: perMillion(processCpuSeconds(sys.nats.pid) - bus0) });
+    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0) });
     log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s}, backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${perMillion(cpu)} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
     if (!consumed) return { missing: 'n/a (stream role consumed nothing)', steps, max_sustained_events_per_s: NaN };
     if (!bounded) break;

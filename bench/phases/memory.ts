@@ -1,3 +1,4 @@
+import { processCpuSeconds } from '../lib/cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,6 +67,9 @@ export interface MemoryResult {
   ingest_mb: number;
   stream_mb: number;
   query_mb: number;
+  /** CPU seconds of the ingest role alone (its process, from /proc) per million events it accepted under load. */
+  ingest_cpu_s_per_million?: number;
+  ingest_events_per_s?: number;
   bench_process_mb: number;
   notes: string[];
 }
@@ -101,8 +105,18 @@ export async function measureMemory(env: Record<string, string>, pool: Pool, key
     if (c.ingestUrl) await load(c.ingestUrl);
     if (c.queryUrl) await queries(c.queryUrl);
   });
+  let ingestCpu: number | undefined;
+  let ingestRate: number | undefined;
   const ingest = await measure('ingest', async (c) => {
-    if (c.ingestUrl) await load(c.ingestUrl);
+    if (!c.ingestUrl) return;
+    const cpu0 = processCpuSeconds(c.proc.pid!);
+    const res = await load(c.ingestUrl);
+    const cpu = processCpuSeconds(c.proc.pid!) - cpu0;
+    if (res.okEvents > 0) {
+      ingestCpu = Math.round((cpu / res.okEvents) * 1e6 * 10) / 10;
+      ingestRate = Math.round(res.okEvents / (res.elapsedMs / 1000));
+      log(`ingest alone: ${ingestRate} events/s accepted, ${ingestCpu} CPU-s per M events`);
+    }
   });
   const bus = await connectBus(env.NATS_URL!);
   const stream = await measure('stream', async () => {
@@ -117,5 +131,5 @@ export async function measureMemory(env: Record<string, string>, pool: Pool, key
   const query = await measure('query', async (c) => {
     if (c.queryUrl) await queries(c.queryUrl);
   });
-  return { all_in_one_mb: all, ingest_mb: ingest, stream_mb: stream, query_mb: query, bench_process_mb: peakRssMb('self'), notes };
+  return { all_in_one_mb: all, ingest_mb: ingest, stream_mb: stream, query_mb: query, ingest_cpu_s_per_million: ingestCpu, ingest_events_per_s: ingestRate, bench_process_mb: peakRssMb('self'), notes };
 }

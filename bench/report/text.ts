@@ -15,7 +15,7 @@ export function formatReport(r: BenchResult): string {
   out.push('CEILINGS (same run, same machine)');
   out.push(formatTable(['ceiling', 'events/s', 'detail'], [
     ['ClickHouse bulk insert via the client (generator rows, JSONEachRow)', c.clickhouse_insert?.events_per_s ?? null, c.clickhouse_insert ? `${fmtNum(c.clickhouse_insert.rows_per_s)} rows/s over ${fmtNum(c.clickhouse_insert.rows)} rows` : 'n/a'],
-    ['(a) engine best bulk insert (real rows, raw JSONCompactEachRow, 50k-row batches)', c.store?.best_insert_events_per_s ?? null, c.store ? `${fmtNum(c.store.best_insert_rows_per_s)} rows/s over ${fmtNum(c.store.rows)} rows; ${fmtNum(c.store.json_bytes_per_event)} B JSON and ${fmtNum(c.store.bytes_per_event.total ?? NaN)} B on disk per event` : 'n/a'],
+    ['(a) engine best bulk insert (real rows, raw JSONCompactEachRow, 50k-row batches)', c.store?.best_insert_events_per_s ?? null, c.store ? `${fmtNum(c.store.best_insert_rows_per_s)} rows/s over ${fmtNum(c.store.rows)} rows, ${fmtNum(c.store.best_insert_cpu_s_per_million)} CPU-s/M events; ${fmtNum(c.store.json_bytes_per_event)} B JSON and ${fmtNum(c.store.bytes_per_event.total ?? NaN)} B on disk per event` : 'n/a'],
     ['(b) engine without parsing (INSERT … SELECT from Memory)', c.store?.no_parse_events_per_s ?? null, ''],
     ['JetStream publish (same batches)', c.jetstream?.publish_events_per_s ?? null, c.jetstream ? `${fmtNum(c.jetstream.publish_msgs_per_s)} msgs/s` : 'n/a'],
     ['JetStream consume + ack', c.jetstream?.consume_events_per_s ?? null, c.jetstream ? `${fmtNum(c.jetstream.consume_msgs_per_s)} msgs/s` : 'n/a'],
@@ -56,6 +56,7 @@ export function formatReport(r: BenchResult): string {
     const mm = r.memory;
     out.push('\nMEMORY peak RSS (VmHWM), roles run one after another on the dataset');
     out.push(formatTable(['process', 'MB'], [['all-in-one (tracehouse start)', mm.all_in_one_mb], ['ingest alone', mm.ingest_mb], ['stream alone', mm.stream_mb], ['query alone', mm.query_mb], ['bench process (system in-process + clients)', mm.bench_process_mb]]));
+    if (mm.ingest_cpu_s_per_million !== undefined) out.push(`  ingest alone under load: ${fmtNum(mm.ingest_events_per_s ?? NaN)} events/s accepted, ${fmtNum(mm.ingest_cpu_s_per_million)} CPU-s per million events (its process)`);
     for (const n of mm.notes) out.push(`  note: ${n}`);
   }
   out.push('\nSUMMARY');

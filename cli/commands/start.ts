@@ -1,4 +1,6 @@
-import { loadConfig } from '../../core/config.js';
+import cluster from 'node:cluster';
+import { loadConfig, type Config } from '../../core/config.js';
+import type { Logger } from '../../core/log.js';
 import { createLogger } from '../../core/log.js';
 import { installShutdown } from '../../core/shutdown.js';
 import { UsageError } from '../args.js';
@@ -14,10 +16,31 @@ async function run(roles: RoleName[]): Promise<void> {
         'Use `tracehouse start` to run every role in one process on the embedded default.',
     );
   }
+  const ingestAlone = roles.length === 1 && roles[0] === 'ingest';
+  if (ingestAlone && config.ingest.workers > 1) {
+    if (!config.clickhouse.url) throw new UsageError('INGEST_WORKERS above 1 needs CLICKHOUSE_URL: every ingest process checks the store for readiness, and the embedded one has a single owner');
+    if (cluster.isPrimary) return runWorkers(config, log);
+  }
   if (roles.length === 1 && !config.clickhouse.url) {
     log.warn('CLICKHOUSE_URL is not set: this role opens the embedded ClickHouse, which only one process can own');
   }
   const system = await startSystem(config, { roles, log });
+  if (cluster.isWorker) {
+    // one of INGEST_WORKERS processes: the primary prints the banner once every worker listens and
+    // decides when to stop (a Ctrl-C reaches the whole process group: workers wait for its word)
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      system.stop().then(() => process.exit(0), (err) => (log.error({ err }, 'shutdown failed'), process.exit(1)));
+    };
+    process.on('SIGINT', () => {});
+    process.on('SIGTERM', () => {});
+    process.on('message', (m: { stop?: boolean }) => m?.stop && stop());
+    process.on('disconnect', stop);
+    process.send?.({ ready: system.ingestUrl });
+    return;
+  }
   installShutdown(() => system.stop(), log);
   if (system.mintedKey) {
     // printed once, to the terminal, never to the log stream
@@ -35,6 +58,41 @@ async function run(roles: RoleName[]): Promise<void> {
     roles.includes('stream') && 'stream  consuming INGEST',
   ].filter(Boolean);
   process.stderr.write(`tracehouse ready:\n  ${lines.join('\n  ')}\nCtrl-C stops gracefully; a second Ctrl-C forces exit.\n`);
+}
+
+/**
+ * `tracehouse ingest` with INGEST_WORKERS > 1: that many processes (node:cluster) share the ingest
+ * port, the primary only supervises. A signal is passed to every worker, each stops gracefully
+ * (finishes its in-flight requests); a worker that dies is replaced.
+ */
+async function runWorkers(config: Config, log: Logger): Promise<void> {
+  const n = config.ingest.workers;
+  let stopping = false;
+  const urls: string[] = [];
+  const ready = new Promise<void>((resolve, reject) => {
+    cluster.on('message', (_w, msg: { ready?: string }) => {
+      if (msg?.ready !== undefined) urls.push(msg.ready);
+      if (urls.length === n) resolve();
+    });
+    cluster.on('exit', (w, code, signal) => {
+      if (stopping) return;
+      if (urls.length < n) return reject(new Error(`an ingest worker exited during start (code ${code ?? signal})`));
+      log.error({ pid: w.process.pid, code, signal }, 'ingest worker exited: starting another');
+      cluster.fork();
+    });
+  });
+  for (let i = 0; i < n; i++) cluster.fork();
+  await ready;
+  const stop = async () => {
+    stopping = true;
+    const alive = Object.values(cluster.workers ?? {}).filter((w) => w && !w.isDead());
+    await Promise.all(alive.map((w) => new Promise<void>((resolve) => {
+      w!.once('exit', () => resolve());
+      w!.send({ stop: true });
+    })));
+  };
+  installShutdown(stop, log);
+  process.stderr.write(`tracehouse ready:\n  ingest  ${urls[0]}  (OTLP/HTTP, hooks, /v1/ingest; ${n} processes)\nCtrl-C stops gracefully; a second Ctrl-C forces exit.\n`);
 }
 
 const COMMON = `Configuration is read from the environment (see \`tracehouse config --help\`).

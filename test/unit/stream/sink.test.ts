@@ -216,6 +216,33 @@ test('decodeMessage: poison reasons, defaults for optional fields', () => {
   assert.is(row.success, -1);
 });
 
+test('slim events rows: content held by messages, tool_calls or spans is not repeated in facets', () => {
+  const base = { tenant_id: 't', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', conversation_id: 'c' };
+  const events = [
+    { ...base, event_id: 'p', type: 'prompt', prompt: { text: 'please fix the build', length: 20, truncated: false } },
+    { ...base, event_id: 'm', type: 'message', message: { message_id: 'm1', role: 'assistant', content: 'done', content_blocks: [{ type: 'text', text: 'done' }], format: 'standard', prompt_id: 'p7' } },
+    { ...base, event_id: 'd', type: 'tool_decision', tool: { name: 'Bash', call_id: 'u1', input: '{"command":"ls"}', command: 'ls', decision: 'accept' } },
+    { ...base, event_id: 'x', type: 'tool_result', tool: { name: 'Bash', input: '{"command":"ls"}' } },
+    { ...base, event_id: 'a', type: 'api_request', api: { model: 'm', input_tokens: 5, status_code: 529, error: 'overloaded' } },
+  ];
+  const ok = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events }));
+  assert.is(ok.kind, 'ok');
+  const out = (ok as any).output.tables;
+  const facets = Object.fromEntries(decodeTable('events', out.events).map((r: any) => [r.event_id, JSON.parse(r.facets)]));
+  assert.equal(facets.p, { prompt: { length: 20, truncated: false } });
+  assert.equal(facets.m, { message: { prompt_id: 'p7' } });
+  assert.equal(facets.d, {}, 'the call row holds name, input, command and decision');
+  assert.equal(facets.x.tool.input, '{"command":"ls"}', 'no call row (no call id): the tool facet stays whole');
+  assert.equal(facets.a, { api: { status_code: 529, error: 'overloaded' } });
+  // the facts are where the facets point
+  const msgs = decodeTable('messages', out.messages) as any[];
+  assert.equal(msgs.map((r) => [r.message_id, r.content]), [['p', 'please fix the build'], ['m1', 'done']]);
+  const calls = decodeTable('tool_calls', out.tool_calls) as any[];
+  assert.equal(calls.map((r) => [r.call_id, r.input, r.command]), [['u1', '{"command":"ls"}', 'ls']]);
+  const ev = Object.fromEntries(decodeTable('events', out.events).map((r: any) => [r.event_id, r]));
+  assert.equal([ev.a.model, ev.a.input_tokens], ['m', 5]);
+});
+
 test('decodeMessage: a row cap never cuts a surrogate pair in half (the store would refuse the row)', () => {
   const input = `${'a'.repeat(MAX_INPUT_CHARS - 1)}\u{1F600}tail`;
   const event = {
