@@ -276,6 +276,11 @@ test('conversation page: step scores per step with the first bad step, world-sta
     await slider.fill(String(k));
     await page.locator('[data-frame-msg]', { hasText: `#${replay.frames[k].msgIndex}` }).waitFor();
     assert.equal(await attrs(page, '[data-table="slots"] [data-slot]', 'data-slot'), Object.keys(replay.frames[k].slots));
+    // the snapshot endpoint at that frame, as the page shows it
+    const f = replay.frames[k];
+    const snap = await api(`/conversations/${encodeURIComponent(id)}/world-state/snapshot?msg_index=${f.msgIndex}&block_index=${f.blockIndex}&segment_index=${f.segmentIndex}`);
+    await page.locator(`[data-snapshot-at="${f.msgIndex}:${f.blockIndex}"]`).waitFor();
+    assert.is(await page.locator('[data-snapshot-facts]').textContent(), String(Object.keys(snap.slots).length));
   }
   await page.locator('[data-snapshot]').first().click();
   const firstSnap = replay.frames.find((f: any) => f.hasSnapshot);
