@@ -10,6 +10,7 @@ COPY ingest ./ingest
 COPY stream ./stream
 COPY query ./query
 COPY cli ./cli
+COPY dashboard ./dashboard
 COPY bench ./bench
 COPY test ./test
 # `npm ci` builds through the `prepare` script; dev dependencies are dropped afterwards

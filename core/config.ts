@@ -48,6 +48,13 @@ export interface Config {
     /** Processes serving the ingest port when the ingest role runs alone (`tracehouse ingest`). */
     readonly workers: number;
   };
+  /** Problems engine (docs/analyses.md "Problems"). */
+  readonly problems: {
+    /** Days without recurrence after a fix before a problem is resolved. */
+    readonly cleanPeriodDays: number;
+    /** Optional OpenAI-compatible endpoint that may refine dossier summaries; empty url: templates only. */
+    readonly llm: { readonly url: string; readonly apiKey: string; readonly model: string; readonly timeoutMs: number };
+  };
   readonly stream: {
     readonly maxBatchRows: number;
     readonly maxBatchBytes: number;
@@ -61,6 +68,16 @@ export interface Config {
     readonly analyzeDebounceMs: number;
     /** Period of tenant-wide jobs. */
     readonly jobIntervalMs: number;
+  };
+  /** Fix pipeline (docs/fixes.md "Configuration"). */
+  readonly fixes: {
+    readonly magicPrefix: string;
+    /** Base URL written into packets (evidence links); empty: links left out. */
+    readonly publicUrl: string;
+    readonly gateSeeds: number;
+    readonly github: { readonly token: string; readonly repo: string; readonly apiUrl: string; readonly baseBranch: string };
+    readonly webhookSecret: string;
+    readonly llm: { readonly url: string; readonly apiKey: string; readonly model: string; readonly timeoutMs: number };
   };
 }
 
@@ -86,6 +103,11 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'TRACEHOUSE_SECRET', default: '(generated once, kept in NATS KV)', description: 'HMAC secret that signs minted API keys', secret: true },
   { name: 'TRACEHOUSE_BOOTSTRAP_KEY', default: '', description: 'When set and no key exists: admin key of tenant `default`', secret: true },
   { name: 'LOG_LEVEL', default: 'info', description: LOG_LEVELS.join(', ') },
+  { name: 'PROBLEMS_CLEAN_PERIOD_DAYS', default: '7', description: 'Days without recurrence after a fix before a problem is resolved' },
+  { name: 'PROBLEMS_LLM_URL', default: '', description: 'OpenAI-compatible API base URL that may refine problem summaries (empty: templates only)' },
+  { name: 'PROBLEMS_LLM_API_KEY', default: '', description: 'Bearer token of the problems LLM endpoint', secret: true },
+  { name: 'PROBLEMS_LLM_MODEL', default: 'gpt-4o-mini', description: 'Model name sent to the problems LLM endpoint' },
+  { name: 'PROBLEMS_LLM_TIMEOUT_MS', default: '20000', description: 'Timeout of one problems LLM request; on timeout the template text stays' },
   { name: 'INGEST_PUBLISH_TIMEOUT_MS', default: '5000', description: 'JetStream publish acknowledgement timeout; 503 past it' },
   { name: 'INGEST_MAX_BACKLOG_MESSAGES', default: '100000', description: 'INGEST messages waiting for the store consumer above which ingest answers 503' },
   { name: 'INGEST_MAX_BACKLOG_BYTES', default: '1073741824', description: 'Bytes of the INGEST messages waiting for the store consumer above which ingest answers 503' },
@@ -100,6 +122,17 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
   { name: 'JOB_INTERVAL_MS', default: '60000', description: 'Period of tenant-wide jobs' },
+  { name: 'FIX_MAGIC_PREFIX', default: 'SVC-FIX-', description: 'Prefix of the fix magic word in pull requests (SVC-FIX-<SHORTREF>)' },
+  { name: 'FIX_PUBLIC_URL', default: '', description: 'Base URL of the query service written into fix packets (evidence links)' },
+  { name: 'FIX_GATE_SEEDS', default: '3', description: 'Replays per case and arm in fix gate and control runs' },
+  { name: 'FIX_GITHUB_TOKEN', default: '', description: 'Token of the code-hosting integration that opens fix pull requests', secret: true },
+  { name: 'FIX_GITHUB_REPO', default: '', description: 'owner/name of the harness repository fix pull requests go to' },
+  { name: 'FIX_GITHUB_API_URL', default: 'https://api.github.com', description: 'GitHub REST base URL (GitHub Enterprise: https://host/api/v3)' },
+  { name: 'FIX_GITHUB_BASE_BRANCH', default: 'main', description: 'Base branch of fix pull requests' },
+  { name: 'FIX_WEBHOOK_SECRET', default: '', description: 'HMAC secret of the merge-notification webhook (POST /api/webhooks/code-host)', secret: true },
+  { name: 'FIX_LLM_URL', default: '', description: 'OpenAI-compatible API base URL of the LLM proposer (empty: deterministic proposer)' },
+  { name: 'FIX_LLM_API_KEY', default: '', description: 'Bearer token of the LLM proposer endpoint', secret: true },
+  { name: 'FIX_LLM_MODEL', default: 'gpt-4o-mini', description: 'Model name sent to the LLM proposer' },
 ];
 
 /** Reads and validates the environment. Throws ConfigError naming the variable on the first invalid value. */
@@ -168,6 +201,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     secret,
     bootstrapKey,
     logLevel: logLevel as Config['logLevel'],
+    problems: {
+      cleanPeriodDays: int('PROBLEMS_CLEAN_PERIOD_DAYS', 7, 1, 365),
+      llm: { url: url('PROBLEMS_LLM_URL', ['http:', 'https:']), apiKey: str('PROBLEMS_LLM_API_KEY', ''), model: str('PROBLEMS_LLM_MODEL', 'gpt-4o-mini'), timeoutMs: int('PROBLEMS_LLM_TIMEOUT_MS', 20_000, 100, 600_000) },
+    },
     ingest: {
       maxBodyBytes: 5 * 1024 * 1024,
       publishTimeoutMs: int('INGEST_PUBLISH_TIMEOUT_MS', 5000, 100, 600_000),
@@ -187,8 +224,39 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),
       jobIntervalMs: int('JOB_INTERVAL_MS', 60_000, 100, 86_400_000),
     },
+    fixes: {
+      magicPrefix: fixPrefix(str('FIX_MAGIC_PREFIX', 'SVC-FIX-')),
+      publicUrl: url('FIX_PUBLIC_URL', ['http:', 'https:']),
+      gateSeeds: int('FIX_GATE_SEEDS', 3, 1, 10),
+      github: {
+        token: str('FIX_GITHUB_TOKEN', ''),
+        repo: githubRepo(str('FIX_GITHUB_REPO', '')),
+        apiUrl: url('FIX_GITHUB_API_URL', ['http:', 'https:']) || 'https://api.github.com',
+        baseBranch: str('FIX_GITHUB_BASE_BRANCH', 'main'),
+      },
+      webhookSecret: str('FIX_WEBHOOK_SECRET', ''),
+      llm: { url: url('FIX_LLM_URL', ['http:', 'https:']), apiKey: str('FIX_LLM_API_KEY', ''), model: str('FIX_LLM_MODEL', 'gpt-4o-mini'), timeoutMs: 60_000 },
+    },
   };
   return deepFreeze(config);
+}
+
+function fixPrefix(v: string): string {
+  if (!/^[A-Z][A-Z0-9-]{0,30}$/.test(v)) throw new ConfigError('FIX_MAGIC_PREFIX', v, 'upper-case letters, digits and dashes, starting with a letter');
+  return v;
+}
+
+function githubRepo(v: string): string {
+  if (v && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(v)) throw new ConfigError('FIX_GITHUB_REPO', v, 'owner/name');
+  return v;
+}
+
+/**
+ * Client-side settings of the commands that talk to a running query service (`tracehouse mcp`,
+ * `tracehouse fix-verify`): TRACEHOUSE_URL (default http://127.0.0.1:8080) and TRACEHOUSE_API_KEY.
+ */
+export function loadClientConfig(env: Env = process.env): { url: string; apiKey: string } {
+  return { url: env.TRACEHOUSE_URL || 'http://127.0.0.1:8080', apiKey: env.TRACEHOUSE_API_KEY || '' };
 }
 
 /** A copy of the configuration fit for printing: secrets masked. */
@@ -199,6 +267,13 @@ export function maskedConfig(config: Config): Record<string, unknown> {
     nats: { ...config.nats, url: config.nats.url.replace(/\/\/[^@/]*@/g, '//***@') },
     secret: config.secret ? '********' : '(generated once, kept in NATS KV)',
     bootstrapKey: config.bootstrapKey ? '********' : '',
+    problems: { ...config.problems, llm: { ...config.problems.llm, apiKey: config.problems.llm.apiKey ? '********' : '' } },
+    fixes: {
+      ...config.fixes,
+      github: { ...config.fixes.github, token: config.fixes.github.token ? '********' : '' },
+      webhookSecret: config.fixes.webhookSecret ? '********' : '',
+      llm: { ...config.fixes.llm, apiKey: config.fixes.llm.apiKey ? '********' : '' },
+    },
   };
 }
 

@@ -25,6 +25,9 @@ import { mountClusters } from './routes/clusters.js';
 import { dashboardMiddleware } from './dashboard.js';
 import { mountProblems } from './routes/problems.js';
 import { createClustersRepo } from './repo/clusters.js';
+import type { FixServices } from '../fixes/services.js';
+import { mountFixRoutes } from './routes/fixes.js';
+import { mountMcp } from '../mcp/http.js';
 
 export interface QueryDeps {
   config: Config;
@@ -37,13 +40,15 @@ export interface QueryDeps {
   cursorSecret?: string;
   /** Unix ms (default Date.now). */
   now?: () => number;
+  /** The fix domain: mounts /api/tenants/* fix routes, the merge webhook and /mcp when given. */
+  fixes?: FixServices;
   /** Built dashboard directory (default dist/dashboard). */
   dashboardDir?: string;
 }
 
 export const DATA_API_PREFIX = '/api/v1/data';
 const OPENAPI_VERSION = '1.0.0';
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
 
 /** The query Koa app (no listen): spec/data-api.md under /api/v1/data. */
 export function createQueryApp(deps: QueryDeps) {
@@ -64,6 +69,29 @@ export function createQueryApp(deps: QueryDeps) {
   app.use(dashboardMiddleware({ ingestPort: deps.config.http.ingestPort, openapi: buildOpenApi(ENDPOINTS, OPENAPI_VERSION), dir: deps.dashboardDir }));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  if (deps.fixes) {
+    const fixRouter = new Router<RequestState>({ prefix: '/api' });
+    mountFixRoutes(fixRouter, {
+      keys: deps.keys,
+      pipeline: deps.fixes.pipeline,
+      prompts: deps.fixes.prompts,
+      cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
+      webhookSecret: deps.fixes.config.webhookSecret,
+    });
+    app.use(fixRouter.routes());
+    app.use(fixRouter.allowedMethods());
+    const mcpRouter = new Router<RequestState>();
+    mountMcp(mcpRouter, {
+      keys: deps.keys,
+      services: deps.fixes,
+      log: deps.log,
+      cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
+      store: deps.store,
+      now: deps.now ?? Date.now,
+    });
+    app.use(mcpRouter.routes());
+    app.use(mcpRouter.allowedMethods());
+  }
   return app;
 }
 

@@ -8,6 +8,10 @@ export const STREAMS = {
   INGEST: { name: 'INGEST', subjects: 'ingest.>', workQueue: true, duplicateWindowMs: 10 * 60_000, maxAgeMs: 7 * 86_400_000 },
   DLQ: { name: 'DLQ', subjects: 'dlq.>', workQueue: false, duplicateWindowMs: 2 * 60_000, maxAgeMs: 30 * 86_400_000 },
   ANALYZE: { name: 'ANALYZE', subjects: 'analyze.>', workQueue: true, duplicateWindowMs: 2 * 60_000, maxAgeMs: 7 * 86_400_000 },
+  /** Replay cases waiting for a replay worker (fixes/replay-protocol.ts). */
+  REPLAY_WORK: { name: 'REPLAY_WORK', subjects: 'replay.work.>', workQueue: true, duplicateWindowMs: 2 * 60_000, maxAgeMs: 7 * 86_400_000 },
+  /** Results replay workers publish, read back by run (no consumer state: runs fold them on read). */
+  REPLAY_RESULTS: { name: 'REPLAY_RESULTS', subjects: 'replay.results.>', workQueue: false, duplicateWindowMs: 10 * 60_000, maxAgeMs: 90 * 86_400_000 },
 } as const;
 
 export const CONSUMERS = {
@@ -20,6 +24,8 @@ export const KV_BUCKETS = {
   leases: { name: 'th_leases', history: 1 },
   /** Progress of leased jobs (analysis backfill per tenant). */
   jobs: { name: 'th_jobs', history: 1 },
+  /** Fix objects, prompt registry, harness graphs, skills, replay sets and runs (fixes/). */
+  fixes: { name: 'th_fixes', history: 1 },
 } as const;
 
 /** Tenant ids are subject tokens and ClickHouse values: kept to a safe alphabet. */

@@ -112,7 +112,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   });
   const scheduler = startScheduler({
     kv: rt.bus.kv(KV_BUCKETS.leases.name),
-    jobs: opts.tenantJobs ?? [...defaultTenantJobs, analysisBackfill({ kv: rt.bus.kv(KV_BUCKETS.jobs.name) }), taxonomyJob(), problemsJob()],
+    jobs: opts.tenantJobs ?? [...defaultTenantJobs, analysisBackfill({ kv: rt.bus.kv(KV_BUCKETS.jobs.name) }), taxonomyJob(), problemsJob({ config: { cleanPeriodMs: rt.config.problems.cleanPeriodDays * 86_400_000 }, llm: rt.config.problems.llm.url ? rt.config.problems.llm : undefined })],
     ctx: { store: rt.store, js: rt.bus.js, jsm: rt.bus.jsm, log, intervalMs: cfg.jobIntervalMs, debounceMs: cfg.analyzeDebounceMs },
     holder: `${process.pid}-${randomUUID().slice(0, 8)}`,
     metrics,

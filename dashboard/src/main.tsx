@@ -12,6 +12,7 @@ import { UseCasesPage } from './pages/use-cases';
 import { ToolFailuresPage, ToolPage } from './pages/tool-failures';
 import { ApiReferencePage } from './pages/api-reference';
 import { ProblemPage, ProblemsPage } from './pages/problems';
+import { FixesPage, FixPage } from './pages/fixes';
 
 interface PageContext {
   principal: Principal | null;
@@ -23,6 +24,7 @@ const NAV: Array<{ href: string; label: string; match: (p: string) => boolean }>
   { href: '/use-cases', label: 'Use cases', match: (p) => p.startsWith('/use-cases') },
   { href: '/problems', label: 'Problems', match: (p) => p.startsWith('/problems') },
   { href: '/tool-failures', label: 'Tool failures', match: (p) => p.startsWith('/tool-failures') },
+  { href: '/fixes', label: 'Fixes', match: (p) => p.startsWith('/fixes') },
   { href: '/api', label: 'API', match: (p) => p.startsWith('/api') },
 ];
 
@@ -83,6 +85,7 @@ function Page({ ctx }: { ctx: PageContext }) {
   if (parts[0] === 'conversations') return parts[1] ? <ConversationPage id={parts[1]} /> : <ConversationsPage />;
   if (parts[0] === 'use-cases') return <UseCasesPage />;
   if (parts[0] === 'tool-failures') return parts[1] ? <ToolPage tool={parts[1]} /> : <ToolFailuresPage />;
+  if (parts[0] === 'fixes') return parts[1] ? <FixPage id={parts[1]} principal={ctx.principal} /> : <FixesPage principal={ctx.principal} />;
   if (parts[0] === 'problems') return parts[1] ? <ProblemPage id={parts[1]} principal={ctx.principal} /> : <ProblemsPage />;
   return (
     <main>

@@ -70,7 +70,7 @@ const codeOk = (n: string, kind: string) => kind.toLowerCase() !== 'code' || COD
 export function statedTokens(text: string): string[] {
   const out: string[] = [];
   for (const word of maskCode(text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text).split(WORD_SPLIT)) {
-    const t = word.replace(/\.+$/, '');
+    const t = word.endsWith('.') ? word.replace(/\.+$/, '') : word;
     if (t.length < 2 || t.length > 60 || t.includes('@') || t.includes('/') || t.includes('.')) continue;
     if (ID_SHAPE.test(t) && idLike(t) && !MEASURE.test(t)) out.push(t);
   }

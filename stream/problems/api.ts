@@ -4,7 +4,9 @@
  *
  *   runProblemsOnce(deps, tenant, opts?)        → Promise<RunResult>
  *       One engine pass now, synchronously: reads the tenant's signals, applies pending feedback,
- *       writes a new complete run. `opts.onlyIfChanged` skips when nothing changed (the job).
+ *       writes a new complete run. `opts.onlyIfChanged` skips when nothing changed (the job), and
+ *       with `opts.minIntervalMs` also when the last run is younger than that (pending feedback
+ *       always runs).
  *       With `deps.kv` (the leases bucket) it takes the job's lease first, so it never overlaps
  *       the scheduled pass (ProblemsRunBusyError, 503, after `deps.leaseWaitMs`).
  *   getProblem(deps, tenant, id)                → Promise<ProblemLookup>
@@ -31,6 +33,7 @@ import type { Store } from '../../core/clickhouse.js';
 import { withLease } from '../../core/lease.js';
 import { runEngine, type EngineConfig, type EngineOutput } from './engine.js';
 import { AttributionNotFoundError, InvalidProblemFeedbackError, ProblemNotFoundError, ProblemsRunBusyError } from './errors.js';
+import { refineSummaries, type RefineConfig } from './refine.js';
 import { createProblemsStore } from './store.js';
 import { UUID_RE, uuidFrom } from './text.js';
 import { PROBLEMS_ENGINE_VERSION, FEEDBACK_ACTIONS, type FeedbackAction, type FixRef, type ProblemState, type RunStats, type SignalKind, type Door } from './types.js';
@@ -47,6 +50,8 @@ export interface ProblemsDeps {
    */
   kv?: KV | Promise<KV>;
   leaseWaitMs?: number;
+  /** Optional OpenAI-compatible endpoint refining dossier summaries (stream/problems/refine.ts). */
+  llm?: RefineConfig;
 }
 
 export interface RunResult {
@@ -107,7 +112,7 @@ const MAX_IDLE_MS = 3_600_000;
 export const problemsLeaseKey = (tenant: string) => `job.problems.${tenant}`;
 const LEASE_TTL_MS = 30_000;
 
-export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; signal?: AbortSignal } = {}): Promise<RunResult> {
+export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; minIntervalMs?: number; signal?: AbortSignal } = {}): Promise<RunResult> {
   if (!deps.kv) return runPass(deps, tenant, opts);
   const kv = await deps.kv;
   const holder = `run-once-${randomBytes(4).toString('hex')}`;
@@ -120,14 +125,16 @@ export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: 
   }
 }
 
-async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; signal?: AbortSignal }): Promise<RunResult> {
+async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; minIntervalMs?: number; signal?: AbortSignal }): Promise<RunResult> {
   const ps = createProblemsStore(deps.store);
   const t0 = now(deps);
   const prev = await ps.currentRun(tenant);
   const mark = await ps.inputMark(tenant);
   const pending = await ps.pendingFeedback(tenant);
-  if (opts.onlyIfChanged && prev && prev.input_mark === mark && pending.length === 0 && t0 - Date.parse(prev.completed_at) < MAX_IDLE_MS) {
-    return { run_id: prev.run_id, skipped: true, stats: prev.stats };
+  if (opts.onlyIfChanged && prev && pending.length === 0) {
+    const age = t0 - Date.parse(prev.completed_at);
+    // nothing new and not idle for long, or changes arriving sooner than the minimum interval
+    if ((prev.input_mark === mark && age < MAX_IDLE_MS) || age < (opts.minIntervalMs ?? 0)) return { run_id: prev.run_id, skipped: true, stats: prev.stats };
   }
   const runId = `prun_${t0.toString(36)}_${randomBytes(4).toString('hex')}`;
   const startedAt = iso(t0);
@@ -138,6 +145,15 @@ async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged
   opts.signal?.throwIfAborted();
   const out: EngineOutput = runEngine({ tenant, runId, now: t0, signals: input.signals, previous, previousAttributions, feedback: pending, blended: input.blended, conversationCount: input.conversations, config: deps.config });
   opts.signal?.throwIfAborted();
+  if (deps.llm?.url) {
+    const rowsOf = new Map<string, typeof out.attributions>();
+    for (const r of out.attributions) {
+      let l = rowsOf.get(r.problem_id);
+      if (!l) rowsOf.set(r.problem_id, (l = []));
+      l.push(r);
+    }
+    out.stats.refinement = await refineSummaries(out.problems, rowsOf, deps.llm, opts.signal);
+  }
   await ps.writeOutput(tenant, runId, out, startedAt);
   if (out.feedback.length) await ps.consumeFeedback(tenant, runId, out, pending, startedAt);
   await ps.writeRunState(tenant, runId, 'complete', { started_at: startedAt, completed_at: iso(Math.max(now(deps), t0 + 1)), input_mark: mark, stats: out.stats, engine_version: PROBLEMS_ENGINE_VERSION });

@@ -481,7 +481,14 @@ export function runEngine(input: EngineInput): EngineOutput {
     }
   }
 
-  // 6. attribution rows (one per problem, conversation and signal group)
+  // 6. attribution rows (one per problem, conversation and signal group); evidence that was
+  // attributed before under another id (a merge, a more specific problem) keeps its first time
+  const seenBefore = new Map<string, string>();
+  for (const a of input.previousAttributions.values()) {
+    const k = `${a.conversation_id}\u0000${a.signal_family}\u0000${a.signal_type}`;
+    const t = seenBefore.get(k);
+    if (!t || a.first_assigned_at < t) seenBefore.set(k, a.first_assigned_at);
+  }
   const rowsByKey = new Map<string, Attribution>();
   for (const s of signals) {
     const e = explained.get(s.signal_id);
@@ -523,7 +530,7 @@ export function runEngine(input: EngineInput): EngineOutput {
       user_id: s.user_id,
       signal_ts: s.ts,
       assigned_at: nowIso,
-      first_assigned_at: prev && prev.problem_id === e.problem ? prev.first_assigned_at : nowIso,
+      first_assigned_at: prev && prev.problem_id === e.problem ? prev.first_assigned_at : (seenBefore.get(`${s.conversation_id}\u0000${s.family}\u0000${s.type}`) ?? nowIso),
       report_id: uuidFrom('report', e.problem, s.conversation_id),
       signal_ids: [s.signal_id],
     });

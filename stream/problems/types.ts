@@ -134,7 +134,8 @@ export interface Dossier {
   computed_at: string;
   engine_version: number;
   evidence_count: number;
-  text_source: 'template';
+  /** `template`, or `llm` when the optional endpoint refined the summary (stream/problems/refine.ts). */
+  text_source: 'template' | 'llm';
 }
 
 /** The whole state of one problem as a run leaves it (the `doc` of `problems`). */
@@ -160,6 +161,8 @@ export interface ProblemState {
   dossier: Dossier | null;
   /** Signal support when discovered / last verified (re-verification when evidence grows). */
   support_at_verification: number;
+  /** The last refined summary and the template text it was made from (optional LLM). */
+  refined?: { template: string; summary: string; model: string } | null;
 }
 
 export interface Attribution {
@@ -271,4 +274,6 @@ export interface RunStats {
   verification: { live_total: number; current: number; stale: number; failed: number; unverified: number; verified_this_run: number };
   remainder_backlog: { pending_groups: number; pending_mass: number };
   feedback_applied: number;
+  /** Summaries refined by the optional LLM endpoint this run. */
+  refinement?: { requested: number; refined: number; reused: number; rejected: number; failed: number };
 }

@@ -3,7 +3,7 @@
 // feedback actions for admin keys (POST /problems/:id/feedback).
 import { useState } from 'preact/hooks';
 import { api, enc, qs, useApi, type Principal } from '../api';
-import { Link, setQuery, useLocation } from '../router';
+import { Link, navigate, setQuery, useLocation } from '../router';
 import { Async, DAYS_BACK, Empty, ErrorBox, fmtInt, fmtPct, fmtScore, fmtTime, Kpi, Select, TimeChart, truncate } from '../ui';
 
 interface ProblemRow {
@@ -421,6 +421,51 @@ function ReportsBlock({ id, first }: { id: string; first: ProblemDetail['investi
   );
 }
 
+/** Fixes drafted for the problem (fix routes); hidden when the server has no fix routes. */
+function ProblemFixes({ id, principal }: { id: string; principal: Principal | null }) {
+  const state = useApi<{ fixes: Array<{ id: string; shortRef: string; status: string; statusReason: string; fixType: string }> }>(principal ? `/api/tenants/${enc(principal.tenant)}/problems/${enc(id)}/fixes` : null);
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  if (!state.data) return null;
+  return (
+    <section class="card" aria-labelledby="problem-fixes" data-panel="fixes">
+      <h2 id="problem-fixes">Fixes</h2>
+      {state.data.fixes.length === 0 ? (
+        <p class="muted small">No fix drafted for this problem.</p>
+      ) : (
+        <ul class="small" data-list="problem-fixes">
+          {state.data.fixes.map((f) => (
+            <li key={f.id} data-fix={f.id}>
+              <Link href={`/fixes/${enc(f.id)}`}>SVC-FIX-{f.shortRef}</Link> <span class="badge">{f.status}</span> {f.fixType} · {truncate(f.statusReason, 120)}
+            </li>
+          ))}
+        </ul>
+      )}
+      {principal?.role === 'admin' && (
+        <button
+          type="button"
+          disabled={busy}
+          data-action="draft-fix"
+          onClick={async () => {
+            setBusy(true);
+            setError(null);
+            try {
+              const f = await api<{ id: string }>(`/api/tenants/${enc(principal.tenant)}/problems/${enc(id)}/fixes`, { method: 'POST', body: { fixType: 'auto' } });
+              navigate(`/fixes/${enc(f.id)}`);
+            } catch (e) {
+              setError(e as Error);
+              setBusy(false);
+            }
+          }}
+        >
+          Draft a fix
+        </button>
+      )}
+      {error && <ErrorBox error={error} />}
+    </section>
+  );
+}
+
 const ACTIONS = ['mark_fixed', 'dismiss', 'flag_attribution', 'rename'] as const;
 
 function FeedbackBlock({ id, principal, evidence }: { id: string; principal: Principal | null; evidence: Evidence[] }) {
@@ -585,7 +630,7 @@ export function ProblemPage({ id, principal }: { id: string; principal: Principa
                       series={[{ name: 'evidence', cls: 's1', values: [...p.trend].reverse().map((t) => t.total_attributions) }]}
                     />
                   )}
-                  {p.trend.length > 0 && <p class="muted small">Rank score now {fmtScore(p.trend[0]!.rank_score)}, {p.trend.length} runs.</p>}
+                  {p.trend.length > 0 && <p class="muted small">Rank score now {fmtScore(p.trend[0]!.rank_score)}, {p.trend.length} run{p.trend.length === 1 ? "" : "s"}.</p>}
                 </section>
               </div>
               {p.dossier ? (
@@ -704,6 +749,7 @@ export function ProblemPage({ id, principal }: { id: string; principal: Principa
               </div>
               <ReportsBlock id={p.problem_id!} first={p.investigation_reports} />
               <FeedbackBlock id={p.problem_id!} principal={principal} evidence={p.evidence} />
+              <ProblemFixes id={p.problem_id!} principal={principal} />
               <section class="card" aria-labelledby="history" data-panel="history">
                 <h2 id="history">History</h2>
                 {p.change_history.length === 0 ? (

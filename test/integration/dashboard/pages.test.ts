@@ -276,6 +276,11 @@ test('conversation page: step scores per step with the first bad step, world-sta
     await slider.fill(String(k));
     await page.locator('[data-frame-msg]', { hasText: `#${replay.frames[k].msgIndex}` }).waitFor();
     assert.equal(await attrs(page, '[data-table="slots"] [data-slot]', 'data-slot'), Object.keys(replay.frames[k].slots));
+    // the snapshot endpoint at that frame, as the page shows it
+    const f = replay.frames[k];
+    const snap = await api(`/conversations/${encodeURIComponent(id)}/world-state/snapshot?msg_index=${f.msgIndex}&block_index=${f.blockIndex}&segment_index=${f.segmentIndex}`);
+    await page.locator(`[data-snapshot-at="${f.msgIndex}:${f.blockIndex}"]`).waitFor();
+    assert.is(await page.locator('[data-snapshot-facts]').textContent(), String(Object.keys(snap.slots).length));
   }
   await page.locator('[data-snapshot]').first().click();
   const firstSnap = replay.frames.find((f: any) => f.hasSnapshot);
@@ -350,7 +355,7 @@ test('tool failures: totals, categories with family, cause and hint, tools; a to
   await page.close();
 });
 
-test('member and admin keys: the role is shown; a phone-width overview does not scroll sideways', async () => {
+test('member and admin keys: the role is shown; at phone width no page scrolls sideways', async () => {
   const m = await open(member, '/');
   assert.is(await m.locator('[data-role]').getAttribute('data-role'), 'member');
   await m.close();
@@ -358,10 +363,32 @@ test('member and admin keys: the role is shown; a phone-width overview does not 
   assert.is(await a.locator('[data-role]').getAttribute('data-role'), 'admin');
   await a.setViewportSize({ width: 390, height: 844 });
   await settled(a);
-  const overflow = await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 1, `no horizontal scroll on a phone (${overflow} px)`);
   await a.screenshot({ path: join(shots, 'overview-phone.png') });
+  // wide tables scroll inside their box; the page itself never scrolls sideways on a phone
+  for (const path of ['/', '/conversations', `/conversations/${CODING_ID}`, `/conversations/${encodeURIComponent(TAU_IDS[1]!)}`, '/use-cases', '/tool-failures', '/tool-failures/Bash', '/api']) {
+    await a.goto(path);
+    await settled(a);
+    const overflow = await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `${path}: no horizontal scroll on a phone (${overflow} px)`);
+  }
   await a.close();
+});
+
+test('a workspace without data: empty states with the copy-paste ingest command for this host', async () => {
+  const key = (await ts.system.rt.keys.create({ tenant: 'empty-team', role: 'member', scopes: ['ingest', 'read'] })).key;
+  const ctx = await contextWithKey(key);
+  const host = new URL(ts.queryUrl).hostname;
+  for (const path of ['/', '/conversations']) {
+    const page = await open(ctx, path);
+    const empty = page.locator('[data-empty]').first();
+    assert.ok(await empty.isVisible(), path);
+    const command = (await empty.locator('pre').textContent()) ?? '';
+    assert.ok(command.includes(`http://${host}:`) && command.includes('/v1/ingest') && command.includes('Authorization: Bearer'), command);
+    await page.close();
+  }
+  const uc = await open(ctx, '/use-cases');
+  assert.match((await uc.locator('[data-empty]').first().textContent()) ?? '', /50 analyzed segments/);
+  await ctx.close();
 });
 
 if (!chromiumPath) {

@@ -141,7 +141,7 @@ test('tracehouse status prints stream and consumer state', async () => {
   const r = await runCli(['status', '--json'], env);
   assert.is(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout);
-  assert.equal(s.streams.map((x: any) => x.stream), ['INGEST', 'DLQ', 'ANALYZE']);
+  assert.equal(s.streams.map((x: any) => x.stream), ['INGEST', 'DLQ', 'ANALYZE', 'REPLAY_WORK', 'REPLAY_RESULTS']);
   assert.equal(s.consumers.map((x: any) => x.consumer), ['store', 'analyze']);
   assert.is(s.consumers[0].pending, 0);
   // the embedded data directory belongs to this process: the running stream role answers the counts

@@ -88,6 +88,8 @@ test('the Dockerfile builds one image whose entry point is the CLI', () => {
   assert.match(text, /FROM node:20/);
   assert.match(text, /ENTRYPOINT \["node", "bin\/tracehouse.js"\]/);
   assert.match(text, /npm ci/);
+  // `npm ci` bundles the dashboard (prepare), so its sources must be in the build stage
+  assert.match(text, /COPY dashboard \.\/dashboard[\s\S]*RUN npm ci/);
 });
 
 test.run();
