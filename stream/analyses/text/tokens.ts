@@ -95,14 +95,28 @@ export function contentTerms(text: string, maxWords = Infinity): string[] {
       continue;
     }
     const start = i;
-    while (i < n && isWordUnit(text.charCodeAt(i))) i++;
+    // the token's hash over its UTF-16 units, computed while scanning (see `termAt`)
+    let h = 0;
+    let digit = false;
+    let c = text.charCodeAt(i);
+    while (i < n && isWordUnit((c = text.charCodeAt(i)))) {
+      h = Math.imul(h ^ c, 0x01000193);
+      if (c >= 48 && c <= 57) digit = true;
+      i++;
+    }
     // apostrophe tails: "don't", "people’s"
-    while (i + 1 < n && (text.charCodeAt(i) === 39 || text.charCodeAt(i) === 0x2019) && isTailUnit(text.charCodeAt(i + 1))) {
-      i += 2;
-      while (i < n && isTailUnit(text.charCodeAt(i))) i++;
+    while (i + 1 < n && ((c = text.charCodeAt(i)) === 39 || c === 0x2019) && isTailUnit(text.charCodeAt(i + 1))) {
+      h = Math.imul(h ^ c, 0x01000193);
+      i++;
+      while (i < n && isTailUnit((c = text.charCodeAt(i)))) {
+        h = Math.imul(h ^ c, 0x01000193);
+        i++;
+      }
     }
     if (seen++ >= maxWords) break;
-    const t = termOf(text.slice(start, i));
+    // short tokens without a digit are never content words (see `termOnce`)
+    if (i - start < 3 && !digit) continue;
+    const t = termAt(text, start, i, h);
     if (t !== '') out.push(t);
   }
   return out;
@@ -126,15 +140,41 @@ function isWordUnit(c: number): boolean {
 /** A UTF-16 unit of WORD's apostrophe tail class ([A-Za-z\u00C0-\u024F]). */
 const isTailUnit = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 0x00c0 && c <= 0x024f);
 
-/** Token as matched → its stemmed content term, '' when it is not a content word. */
-const terms = new Map<string, string>();
-/** Memoized like `stem`: a conversation repeats its words, so most tokens are a lookup. */
-function termOf(raw: string): string {
-  let t = terms.get(raw);
-  if (t === undefined) {
-    if (terms.size > 50_000) terms.clear();
-    terms.set(raw, (t = termOnce(raw)));
+/**
+ * Token as matched → its stemmed content term ('' when it is not a content word), memoized like
+ * `stem`: a conversation repeats its words, so most tokens are a lookup. The memo is an
+ * open-addressing table keyed by the token's characters in place, so a known token costs neither
+ * a substring nor a string hash. Bounded: cleared when half full, so memory stays flat.
+ */
+const TABLE_BITS = 16;
+const TABLE_MASK = (1 << TABLE_BITS) - 1;
+const rawTokens: Array<string | undefined> = new Array<string | undefined>(1 << TABLE_BITS).fill(undefined);
+const tokenTerms: string[] = new Array<string>(1 << TABLE_BITS).fill('');
+let tableFill = 0;
+
+function termAt(text: string, start: number, end: number, hash: number): string {
+  const len = end - start;
+  let slot = (hash ^ (hash >>> TABLE_BITS)) & TABLE_MASK;
+  for (;;) {
+    const raw = rawTokens[slot];
+    if (raw === undefined) break;
+    if (raw.length === len) {
+      let k = 0;
+      while (k < len && raw.charCodeAt(k) === text.charCodeAt(start + k)) k++;
+      if (k === len) return tokenTerms[slot]!;
+    }
+    slot = (slot + 1) & TABLE_MASK;
   }
+  if (tableFill >= 1 << (TABLE_BITS - 1)) {
+    rawTokens.fill(undefined);
+    tableFill = 0;
+    return termAt(text, start, end, hash);
+  }
+  const raw = text.slice(start, end);
+  const t = termOnce(raw);
+  rawTokens[slot] = raw;
+  tokenTerms[slot] = t;
+  tableFill++;
   return t;
 }
 
