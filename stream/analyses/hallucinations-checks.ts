@@ -36,7 +36,26 @@ const FAMILY_TOOLS: Record<string, RegExp> = {
 /** Verbs and generic words that say nothing about a tool's object. */
 const TOOL_VERBS = new Set(['get', 'set', 'update', 'create', 'delete', 'remove', 'add', 'list', 'search', 'find', 'read', 'write', 'edit', 'send', 'cancel', 'book', 'make', 'new', 'do', 'run', 'exec', 'execute', 'put', 'post', 'patch', 'multi', 'multiedit', 'notebook', 'tool', 'mcp', 'by', 'to', 'for', 'the']);
 
+/** Object tokens of a tool name, memoized: a conversation calls few tools many times (bounded). */
+const toolTokenMemo = new Map<string, string[]>();
 function toolTokens(name: string): string[] {
+  let t = toolTokenMemo.get(name);
+  if (t === undefined) {
+    if (toolTokenMemo.size >= 2000) toolTokenMemo.clear();
+    toolTokenMemo.set(name, (t = toolTokensOnce(name)));
+  }
+  return t;
+}
+
+/** A call's input lower-cased, once per call object (each claim of a message reads the same calls). */
+const lowerInputs = new WeakMap<SnapshotToolCall, string>();
+function lowerInput(c: SnapshotToolCall): string {
+  let t = lowerInputs.get(c);
+  if (t === undefined) lowerInputs.set(c, (t = c.input.toLowerCase()));
+  return t;
+}
+
+function toolTokensOnce(name: string): string[] {
   return name
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase()
@@ -101,7 +120,7 @@ export function checkAction(ctx: Context, m: SnapshotMessage, claim: Claim, sinc
   const names = (c: SnapshotToolCall) => {
     const tokens = toolTokens(c.toolName);
     if (tokens.length === 0) return true;
-    const input = c.input.toLowerCase();
+    const input = lowerInput(c);
     return objects.some((o) => tokens.some((t) => t.startsWith(o) || o.startsWith(t)) || (o.length >= 4 && input.includes(o)));
   };
   let candidates = calls.filter((c) => fits(c) && names(c));

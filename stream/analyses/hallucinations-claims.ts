@@ -99,6 +99,8 @@ const BEEN = /been/i;
 /** Most detectors need words a message does not contain: one pass finds which can match at all. */
 const DETECTOR_GATES = new LiteralGates(DETECTORS.map(([, , re]) => re));
 
+const NO_MARKS: Readonly<Marks> = Object.freeze({});
+
 interface Marks {
   failure?: true;
   nothing?: true;
@@ -118,7 +120,8 @@ export function extractClaims(text: string): Claim[] {
   const masked = maskQuoted(text);
   if (!ANY_HINT.test(masked)) return [];
   const spans = sentenceSpans(masked);
-  const marks: Marks[] = spans.map(() => ({}));
+  // one record per sentence, made when a pattern first marks it (most sentences stay unmarked)
+  const marks: Array<Marks | undefined> = new Array<Marks | undefined>(spans.length);
   const sentenceOf = (at: number) => {
     let lo = 0;
     let hi = spans.length - 1;
@@ -139,26 +142,23 @@ export function extractClaims(text: string): Claim[] {
     re.lastIndex = 0;
     for (let hit = re.exec(masked); hit; hit = re.exec(masked)) {
       const k = sentenceOf(hit.index);
-      if (k >= 0) {
-        const mk = marks[k]!;
-        mk[name] = true as never;
-      }
+      if (k >= 0) (marks[k] ??= {})[name] = true as never;
       if (hit[0].length === 0) re.lastIndex++;
     }
   }
   for (const a of actionHits(masked)) {
     const k = sentenceOf(a.index);
-    if (k >= 0) marks[k]!.action ??= a.verb;
+    if (k >= 0) (marks[k] ??= {}).action ??= a.verb;
   }
   // in a message reporting an action, any statement may name a value of the action's result
-  const reportsAction = marks.some((mk) => mk.action || mk.file);
+  let reportsAction = false;
+  for (let k = 0; k < marks.length && !reportsAction; k++) reportsAction = !!(marks[k]?.action || marks[k]?.file);
   const out: Claim[] = [];
   spans.forEach((sp, k) => {
     const s = masked.slice(sp.start, sp.end);
     if (s.length < 8) return;
-    const mk = marks[k]!;
-    const original = text.slice(sp.start, sp.end);
-    const claim = (type: ClaimType, action?: string): Claim => ({ type, text: original.slice(0, MAX_TEXT).trim(), start: sp.start, ...(action ? { action } : {}) });
+    const mk = marks[k] ?? NO_MARKS;
+    const claim = (type: ClaimType, action?: string): Claim => ({ type, text: text.slice(sp.start, sp.end).slice(0, MAX_TEXT).trim(), start: sp.start, ...(action ? { action } : {}) });
     // errors and empty results are reported facts even when phrased negatively
     if (mk.failure && !/\?\s*$/.test(s) && !/^\W*(?:if|once|when|unless)\b/i.test(s)) return void out.push(claim('failure_reported'));
     const hasClaim = mk.nothing || mk.tests || mk.build || mk.file || mk.command || mk.action || mk.money;

@@ -105,7 +105,19 @@ class Collector {
   }
 }
 
-const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter((l) => l.length >= 8);
+/** Adds the trimmed lines of `text` of at least 8 characters to `into` (no intermediate arrays). */
+function addLines(into: Set<string>, text: string): void {
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end - start >= 8) {
+      const l = text.slice(start, end).trim();
+      if (l.length >= 8) into.add(l);
+    }
+    start = end + 1;
+  }
+}
 
 /** Which patterns can match a text at all (one pass each), so the others are not run. */
 const CODE_GATES = new LiteralGates([...CODE_RULES.map((r) => r.re), SKIP_MARKER]);
@@ -205,7 +217,7 @@ export function detectLaziness(s: ConversationSnapshot): LazinessDetection[] {
       t.askedTests = !!may[0] && TEST_REQUEST.test(m.text);
       t.workRequest = !!may[1] && CODE_REQUEST.test(m.text) && !EVIDENCE_IN_REQUEST.test(m.text);
       t.askedPlaceholders ||= !!may[2] && REQUESTED_PLACEHOLDER.test(m.text);
-      for (const l of lines(m.text)) t.pasted.add(l);
+      addLines(t.pasted, m.text);
     } else if (m.role === 'user' && isToolResultOnly(m)) {
       for (const b of m.blocks) {
         if (b.type !== 'tool_result') continue;

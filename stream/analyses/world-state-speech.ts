@@ -44,9 +44,8 @@ const CHOICE = /\b(?:(?:i'?ll|i will|i'?d like to|i want to)\s+(?:go with|take|c
 const FILE_PATH = /(?:^|[\s(`'"@])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s)`'",:;!?]|\.(?:\s|$))/g;
 /** Ids an agent asks for: "your user ID", "the reservation number". */
 const ASKED_ID = /\b(?:your|the)\s+([a-z]{3,})\s+(id|number(?!s?\s+of\b)|code)s?\b/gi;
-/** The shape of an id-like token, tested on whitespace- and punctuation-separated words (a split is cheaper than a scanning regex on long pasted text). */
+/** The shape of an id-like token, tested on whitespace- and punctuation-separated words (`isSplitUnit`; a split is cheaper than a scanning regex on long pasted text). */
 const ID_SHAPE = /^(?:#?[A-Za-z][\w-]*\d[\w-]*|[a-z]+_[a-z_]*[a-z0-9]|#?[A-Z0-9]{5,12}|#\d{3,})$/;
-const WORD_SPLIT = /[\s,;:()[\]{}<>"'`“”‘’!?|=*]+/;
 /** Characters of a turn searched for stated tokens (ids come early; long turns are pasted logs). */
 const MAX_SCAN_CHARS = 4000;
 
@@ -69,12 +68,51 @@ const codeOk = (n: string, kind: string) => kind.toLowerCase() !== 'code' || COD
 /** Every id-like token a person says (ids, handles with digits, codes), in order; not e-mail parts or measures. */
 export function statedTokens(text: string): string[] {
   const out: string[] = [];
-  for (const word of maskCode(text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text).split(WORD_SPLIT)) {
-    const t = word.endsWith('.') ? word.replace(/\.+$/, '') : word;
-    if (t.length < 2 || t.length > 60 || t.includes('@') || t.includes('/') || t.includes('.')) continue;
+  const u = maskCode(text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text);
+  const n = u.length;
+  let i = 0;
+  // the words between runs of separators (`isSplitUnit`), in order; a word is cut out only when it
+  // can have ID_SHAPE (a digit, '_', '#', or five or more capitals and digits)
+  while (i < n) {
+    if (isSplitUnit(u.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && !isSplitUnit(u.charCodeAt(i))) i++;
+    let end = i;
+    while (end > start && u.charCodeAt(end - 1) === 46) end--; // trailing dots
+    const len = end - start;
+    if (len < 2 || len > 60) continue;
+    let marked = false;
+    let capsOrDigits = true;
+    let excluded = false;
+    for (let k = start; k < end; k++) {
+      const c = u.charCodeAt(k);
+      if (c === 64 || c === 47 || c === 46) {
+        excluded = true;
+        break;
+      }
+      if ((c >= 48 && c <= 57) || c === 95 || c === 35) marked = true;
+      else if (!(c >= 65 && c <= 90)) capsOrDigits = false;
+    }
+    if (excluded || (!marked && !(capsOrDigits && len >= 5))) continue;
+    const t = u.slice(start, end);
     if (ID_SHAPE.test(t) && idLike(t) && !MEASURE.test(t)) out.push(t);
   }
   return out;
+}
+
+/** A UTF-16 unit separating words: `[\s,;:()[\]{}<>"'`“”‘’!?|=*]`. */
+function isSplitUnit(c: number): boolean {
+  switch (c) {
+    case 44: case 59: case 58: case 40: case 41: case 91: case 93: case 123: case 125: case 60: case 62: case 34: case 39: case 96:
+    case 0x201c: case 0x201d: case 0x2018: case 0x2019: case 33: case 63: case 124: case 61: case 42:
+    case 32: case 9: case 10: case 11: case 12: case 13: case 0xa0: case 0x1680: case 0x2028: case 0x2029: case 0x202f: case 0x205f: case 0x3000: case 0xfeff:
+      return true;
+    default:
+      return c >= 0x2000 && c <= 0x200a;
+  }
 }
 
 /** Ids listed after a record noun: "reservation IDs are XEHM4B and 59XX6W", "order #W1", "reservation under DF89BM". */

@@ -72,32 +72,75 @@ export const sentenceSpans: (text: string) => readonly Span[] = memo(sentenceSpa
 
 function sentenceSpansOnce(text: string): Span[] {
   const out: Span[] = [];
+  const n = text.length;
   let start = 0;
   const push = (end: number) => {
     let s = start;
     let e = end;
-    while (s < e && /[\s>*\-•#|]/.test(text[s]!)) s++;
-    // numbered list markers ("1. ", "2) ")
-    const marker = /^\d{1,2}[.)]\s+/.exec(text.slice(s, Math.min(e, s + 5)));
-    if (marker) s += marker[0].length;
-    while (e > s && /\s/.test(text[e - 1]!)) e--;
+    while (s < e && isLeadUnit(text.charCodeAt(s))) s++;
+    // numbered list markers ("1. ", "2) ") within the next 5 characters
+    s += listMarkerLength(text, s, Math.min(e, s + 5));
+    while (e > s && isSpaceUnit(text.charCodeAt(e - 1))) e--;
     if (e > s) out.push({ start: s, end: e });
   };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '\n') {
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
       push(i);
       start = i + 1;
-    } else if ((c === '.' || c === '!' || c === '?') && (i + 1 === text.length || /\s/.test(text[i + 1]!))) {
+    } else if ((c === 46 || c === 33 || c === 63) && (i + 1 === n || isSpaceUnit(text.charCodeAt(i + 1)))) {
       // not after a single letter ("e.g.", "i.e.") or a digit-dot list marker at line start
-      const prev = text.slice(Math.max(start, i - 3), i);
-      if (c === '.' && (/(^|[\s.])[a-zA-Z]$/.test(prev) || /^\s*\d{1,2}$/.test(text.slice(start, i)))) continue;
+      if (c === 46 && (singleLetterBefore(text, Math.max(start, i - 3), i) || onlyListNumber(text, start, i))) continue;
       push(i + 1);
       start = i + 1;
     }
   }
-  push(text.length);
+  push(n);
   return out;
+}
+
+/** A UTF-16 unit matched by `\s`. */
+function isSpaceUnit(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Whitespace, quote marks and list bullets before a sentence: `[\s>*\-•#|]`. */
+const isLeadUnit = (c: number) => isSpaceUnit(c) || c === 62 || c === 42 || c === 45 || c === 0x2022 || c === 35 || c === 124;
+
+const isDigitUnit = (c: number) => c >= 48 && c <= 57;
+
+/** Length of `^\d{1,2}[.)]\s+` at `s` within [s, w), 0 when there is none. */
+function listMarkerLength(text: string, s: number, w: number): number {
+  let j = s;
+  while (j < w && j - s < 2 && isDigitUnit(text.charCodeAt(j))) j++;
+  if (j === s || j >= w) return 0;
+  const p = text.charCodeAt(j);
+  if (p !== 46 && p !== 41) return 0;
+  j++;
+  const spaces = j;
+  while (j < w && isSpaceUnit(text.charCodeAt(j))) j++;
+  return j === spaces ? 0 : j - s;
+}
+
+/** `(^|[\s.])[a-zA-Z]$` on text[from, i). */
+function singleLetterBefore(text: string, from: number, i: number): boolean {
+  if (i <= from) return false;
+  const c = text.charCodeAt(i - 1);
+  if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90))) return false;
+  if (i - 1 === from) return true;
+  const b = text.charCodeAt(i - 2);
+  return b === 46 || isSpaceUnit(b);
+}
+
+/** `^\s*\d{1,2}$` on text[start, i). */
+function onlyListNumber(text: string, start: number, i: number): boolean {
+  let j = start;
+  while (j < i && isSpaceUnit(text.charCodeAt(j))) j++;
+  const d = i - j;
+  if (d < 1 || d > 2) return false;
+  for (let k = j; k < i; k++) if (!isDigitUnit(text.charCodeAt(k))) return false;
+  return true;
 }
 
 /**
