@@ -7,7 +7,7 @@ const HELP = () => `tracehouse — analytics backend for recorded AI-agent runs
 Usage: tracehouse <command> [options]      (also: npx tracehouse …, npm run cli -- …)
 
 Commands:
-${commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
+${commands.map((c) => `  ${c.name.padEnd(Math.max(...commands.map((x) => x.name.length)))} ${c.summary}`).join('\n')}
 
 Run \`tracehouse <command> --help\` for the options of one command. Errors are one line;
 \`--debug\` on any command prints the stack and causes instead.

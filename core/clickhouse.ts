@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
@@ -84,6 +85,36 @@ export function sessionSettings(): (settings?: ClickHouseSettings) => ClickHouse
 /** Settings every byte insert carries in its statement (the embedded raw insert bypasses the client's). */
 const INSERT_SETTINGS = { date_time_input_format: 'best_effort' } as const;
 
+/**
+ * Byte inserts at least this large go through a file and `INSERT … SELECT FROM file()` on the
+ * embedded engine: the engine parses a file with parallel parsing, an inline body on one thread
+ * (measured on the bench's real `events` rows, 40k rows / 35 MB: 1.9–2.8 s against 4.0–4.7 s).
+ */
+export const FILE_INSERT_MIN_BYTES = 256 * 1024;
+
+/** Spool files older than an hour are left by a process killed mid-insert (an insert takes seconds). */
+function clearStaleSpool(dir: string): void {
+  const cutoff = Date.now() - 3600_000;
+  for (const f of readdirSync(dir)) {
+    try {
+      const p = join(dir, f);
+      if (statSync(p).mtimeMs < cutoff) unlinkSync(p);
+    } catch {
+      // removed meanwhile
+    }
+  }
+}
+
+/** A settings clause of literals (names checked, string values quoted). */
+function settingsClause(settings: Record<string, string | number | boolean>): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(settings)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new Error(`invalid setting name ${JSON.stringify(k)}`);
+    parts.push(`${k} = ${typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : typeof v === 'boolean' ? (v ? 1 : 0) : v}`);
+  }
+  return parts.length ? `SETTINGS ${parts.join(', ')}` : '';
+}
+
 type RawInsert = (p: { table: string; values: Buffer; format: 'JSONCompactEachRow'; columns: readonly string[]; settings: Record<string, string | number | boolean> }) => Promise<unknown>;
 
 /** Settings as statement-level values: strings, numbers and booleans only, undefined dropped. */
@@ -97,11 +128,45 @@ export function createStore(config: Config): Store {
   const embedded = !config.clickhouse.url;
   let client: ClickHouseClient;
   let rawInsert: RawInsert | undefined;
+  let fileInsert: ((target: string, columns: readonly string[], body: Buffer, settings: Record<string, string | number | boolean>) => Promise<void>) | undefined;
   if (embedded) {
     const path = join(config.dataDir, 'clickhouse');
     mkdirSync(path, { recursive: true });
     const chdb = createChdbConnection({ path });
     rawInsert = (p) => chdb.chdb.rawInsert(p as Parameters<typeof chdb.chdb.rawInsert>[0]);
+    const spool = join(config.dataDir, 'insert-spool');
+    mkdirSync(spool, { recursive: true });
+    clearStaleSpool(spool);
+    const structures = new Map<string, Promise<Map<string, string>>>();
+    const typesOf = (target: string) => {
+      let p = structures.get(target);
+      if (!p) {
+        const [database, table] = target.split('.') as [string, string];
+        p = chdb.chdb
+          .queryAsync(`SELECT name, type FROM system.columns WHERE database = '${database}' AND table = '${table}' FORMAT JSONEachRow`)
+          .then((r) => new Map(r.text().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; type: string }).map((c) => [c.name, c.type] as [string, string])));
+        p.catch(() => structures.delete(target));
+        structures.set(target, p);
+      }
+      return p;
+    };
+    fileInsert = async (target, columns, body, settings) => {
+      const types = await typesOf(target);
+      const structure = columns.map((c) => {
+        const t = types.get(c);
+        if (!t) throw new Error(`${target} has no column ${c}`);
+        return `${c} ${t}`;
+      }).join(', ');
+      const file = join(spool, `${randomBytes(8).toString('hex')}.jsonl`);
+      await writeFile(file, body);
+      try {
+        const quotedFile = file.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+        const quotedStructure = structure.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+        await chdb.chdb.queryAsync(`INSERT INTO ${target} (${columns.join(', ')}) ${settingsClause(settings)} SELECT * FROM file('${quotedFile}', 'JSONCompactEachRow', '${quotedStructure}')`);
+      } finally {
+        await unlink(file).catch(() => undefined);
+      }
+    };
     // chdb/connection is typed against @clickhouse/client-common's copy of the Connection interface
     const connection = chdb as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
     client = createClient({ connection, clickhouse_settings: BASE_SETTINGS });
@@ -143,7 +208,8 @@ export function createStore(config: Config): Store {
       if (rawInsert) {
         // settings travel in the statement (INSERT … SETTINGS …): nothing outlives the call
         try {
-          await rawInsert({ table: target, values: body, format: 'JSONCompactEachRow', columns, settings: statementSettings(settings) });
+          if (fileInsert && body.length >= FILE_INSERT_MIN_BYTES) await fileInsert(target, columns, body, statementSettings(settings));
+          else await rawInsert({ table: target, values: body, format: 'JSONCompactEachRow', columns, settings: statementSettings(settings) });
         } catch (err) {
           throw withStoreCode(err);
         }

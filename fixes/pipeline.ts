@@ -569,6 +569,7 @@ export function createFixPipeline(deps: FixPipelineDeps): FixPipeline {
     async dismiss(tenant, fixId, reason, actor) {
       const e = await load(tenant, fixId);
       if (UNDISMISSABLE.includes(e.fix.status)) throw new FixStatusConflictError('dismiss', e.fix.status, FIX_STATUSES.filter((s) => !UNDISMISSABLE.includes(s)).join(', '));
+      if (e.fix.claim && deps.now() - Date.parse(e.fix.claim.at) < staleMs) throw new FixStatusConflictError('dismiss', `${e.fix.status} (a step is in progress)`, '');
       const w = await mustWrite(e, { status: 'REJECTED', statusReason: `dismissed: ${reason}`, claim: null }, 'dismiss', actor);
       const fb = await deps.problems.submitFeedback(tenant, w.fix.problemId, { action: 'dismiss', actor, reason: `fix ${magicWord(w.fix.shortRef, deps.magicPrefix)} dismissed: ${reason}`.slice(0, 2000) });
       const final = await tryWrite(w, { feedbackIds: [...w.fix.feedbackIds, fb.feedbackId] }, 'dismiss', actor);
@@ -605,6 +606,12 @@ export function createFixPipeline(deps: FixPipelineDeps): FixPipeline {
           }
         } else if (!(e.fix.fixRef && e.fix.fixRef.mergeCommit === n.mergeCommit)) {
           out.push({ fix_id: e.fix.id, short_ref: e.fix.shortRef, status: e.fix.status, feedback_id: null, duplicate: false, outcome: 'ignored' });
+          continue;
+        }
+        // a redelivery after a problems run applied the feedback (CONFIRMING, HELD, REGRESSED)
+        // must not post it again: that would mark a reopened problem fixed once more
+        if (e.fix.status !== 'SHIPPED' && e.fix.feedbackIds.length) {
+          out.push({ fix_id: e.fix.id, short_ref: e.fix.shortRef, status: e.fix.status, feedback_id: e.fix.feedbackIds.at(-1)!, duplicate: true, outcome: 'converged' });
           continue;
         }
         // first delivery or a redelivery: the same payload gives the same pending feedback row

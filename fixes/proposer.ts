@@ -16,6 +16,8 @@ export interface ProposalInput {
   repairCases: ReplayCase[];
   actionHints: string[];
   magicWord: string;
+  /** Model override for the LLM proposer (prompts_propose `model`). */
+  model?: string;
 }
 
 export interface Proposal {
@@ -32,7 +34,7 @@ export interface Proposer {
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** The guidance lines a fix adds for a problem (pure; also what NO_HEADROOM compares with). */
-export function guidanceLines(input: Omit<ProposalInput, 'baseline' | 'magicWord'>): string[] {
+export function guidanceLines(input: Omit<ProposalInput, 'baseline' | 'magicWord' | 'model'>): string[] {
   const lines: string[] = [];
   const cause = oneLine(input.problem.causeStatement);
   if (cause) lines.push(`Known failure to avoid: ${cause}`);
@@ -99,7 +101,7 @@ export function createLlmProposer(cfg: LlmProposerConfig): Proposer {
         res = await fetch(`${cfg.url.replace(/\/$/, '')}/chat/completions`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...(cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}) },
-          body: JSON.stringify({ model: cfg.model, temperature: 0, response_format: { type: 'json_object' }, messages: [{ role: 'system', content: system }, { role: 'user', content: user }] }),
+          body: JSON.stringify({ model: input.model || cfg.model, temperature: 0, response_format: { type: 'json_object' }, messages: [{ role: 'system', content: system }, { role: 'user', content: user }] }),
           signal: AbortSignal.timeout(cfg.timeoutMs),
         });
       } catch (err) {

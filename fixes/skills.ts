@@ -64,6 +64,17 @@ export interface SkillsService {
   markApplied(tenant: string, id: string, appliedBy: string): Promise<SkillProposal>;
 }
 
+const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+
+/** Conversation window of a generation run: start_at/end_at, else lookback_hours (default 30 days) before now; at most max_sessions. */
+function window(options: Record<string, unknown>, nowMs: number) {
+  const end = typeof options.end_at === 'string' ? Date.parse(options.end_at) : nowMs;
+  const hours = typeof options.lookback_hours === 'number' ? options.lookback_hours : 24 * 30;
+  const start = typeof options.start_at === 'string' ? Date.parse(options.start_at) : end - hours * 3_600_000;
+  const max = typeof options.max_sessions === 'number' ? options.max_sessions : 100_000;
+  return { start: chTime(start), end: chTime(end), max_sessions: max };
+}
+
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'skill';
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -90,7 +101,7 @@ export function createSkillsService(kv: JsonKv, store: Store, now: () => number)
         const maxPct = typeof options.max_cluster_pct === 'number' ? options.max_cluster_pct : undefined;
         const clusters = await store.query<{ node_id: string; label: string; summary: string; keywords: string[]; conversations: string | number; successful: string | number; sample: string[] }>(
           namedQuery('fix-skills-clusters'),
-          { tenant, run: clusteringRunId, limit: 50 },
+          { tenant, run: clusteringRunId, limit: 50, ...window(options, now()) },
         );
         const total = clusters.reduce((a, c) => a + Number(c.conversations), 0);
         for (const c of clusters) {

@@ -47,7 +47,7 @@ export function mountMcp(router: Router<RequestState>, deps: McpMountDeps): void
     } catch {
       throw new BadRequestError('MCP request body is not valid JSON');
     }
-    const server = createMcpServer({ keys: deps.keys, apiKey, services: deps.services, cursors: deps.cursors, now: deps.now, conversations });
+    const server = createMcpServer({ keys: deps.keys, apiKey, services: deps.services, cursors: deps.cursors, now: deps.now, conversations, log: deps.log });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
     ctx.res.on('close', () => {

@@ -11,6 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, BadRequestError, ForbiddenError, NotFoundError } from '../core/errors.js';
 import type { KeyStore, Principal } from '../core/keys.js';
+import type { Logger } from '../core/log.js';
 import type { CursorCodec } from '../query/pagination.js';
 import type { FixServices } from '../fixes/services.js';
 import { MAX_GRAPH_BYTES } from '../fixes/harness.js';
@@ -30,6 +31,8 @@ export interface ToolContext {
   sleep?: (ms: number) => Promise<void>;
   /** Reads conversations for replay sets built from conversation ids or auto-generation. */
   conversations: ConversationSource;
+  /** Unexpected (5xx) tool failures are logged here once. */
+  log?: Logger;
 }
 
 export interface ConversationSource {
@@ -196,6 +199,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
           const writes = opts.write || (name === 'fix' && a.wait === true);
           return await run(args, await principalFor(a.tenant_id, writes));
         } catch (err) {
+          if (!(err instanceof AppError) || err.status >= 500) ctx.log?.error({ err, tool: name }, 'tool failed');
           return fail(err);
         }
       }) as never,
@@ -386,6 +390,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         repairCases: dossiers,
         actionHints: [],
         magicWord: a.prompt_key,
+        ...(a.model ? { model: a.model } : {}),
       });
       if (!proposal) return ok({ versionId: null, repair_case_ids: repair.map((c) => c.case_id), holdout_case_ids: holdout.map((c) => c.case_id) }, ['no headroom: the proposer had nothing to add']);
       const v = await services.prompts.addVersion(p.tenant, rec.promptId, proposal.content, { source: 'proposer', changelog: proposal.changelog, risks: proposal.risks });
@@ -692,6 +697,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       fix_id: z.string().min(1),
       candidate_content: z
         .string()
+        .min(40)
         .max(200_000)
         .refine((s) => s.trim().length >= 40, { message: 'candidate_content must be at least 40 characters after trimming' })
         .optional(),
@@ -746,7 +752,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   );
   tool(
     'fix_dismiss',
-    { title: 'Dismiss a fix', description: 'Rejects the fix; the reason is recorded as problem feedback.', write: true },
+    { title: 'Dismiss a fix', description: 'Rejects the fix; the reason is recorded as dismiss feedback on the problem (the next problems run dismisses the problem). To try another candidate, use fix_verify with candidate_content instead.', write: true },
     { fix_id: z.string().min(1), reason: z.string().trim().min(1).max(2000), tenant_id: tenantId },
     async (a, p) => {
       const f = await services.pipeline.dismiss(p.tenant, a.fix_id, a.reason, actor(p));

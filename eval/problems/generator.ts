@@ -89,8 +89,9 @@ const NOISE_ERRORS: Array<(r: Rng) => string> = [
   (r) => `Error: precondition failed: record ${r.int(10, 99)} is locked`,
 ];
 
-function noiseFailure(c: Conv, r: Rng): void {
-  const tool = r.pick(NOISE_TOOLS);
+function noiseFailure(c: Conv, r: Rng, hard = false): void {
+  // the hard set's noise also falls on the planted tool, as often as on any other
+  const tool = r.pick(hard ? [...NOISE_TOOLS, 'update_shipping_address'] : NOISE_TOOLS);
   const [, res] = c.tool(tool, { query: `q${r.int(1, 99)}` }, r.pick(NOISE_ERRORS)(r), true);
   c.noise.push(res);
   c.tool(tool, { query: `q${r.int(1, 99)}` }, { ok: true, results: [] });
@@ -103,7 +104,16 @@ function clean(c: Conv, r: Rng, order: string, price: number, fee: number): void
   c.user(r.pick(['Great, thanks!', 'Perfect, thank you.', 'Thanks, that is all I needed.']));
 }
 
-function schemaMismatch(c: Conv, r: Rng, order: string, price: number, fee: number): void {
+/** A reaction: none, or words outside the cue lists, when `quiet`. */
+function react(c: Conv, r: Rng, quiet: boolean, loud: string[]): void {
+  if (!quiet) {
+    c.planted.push(c.user(r.pick(loud)));
+    return;
+  }
+  if (r.chance(0.5)) c.planted.push(c.user(r.pick(['Hmm. Okay then.', 'I see. Well, that is not what I expected.', 'Right, I will check back later.'])));
+}
+
+function schemaMismatch(c: Conv, r: Rng, order: string, price: number, fee: number, quiet = false): void {
   const street = r.pick(STREETS);
   c.user(`I moved recently. Please change the shipping address of order #${order} to ${street}.`);
   lookup(c, order, price, fee);
@@ -112,23 +122,19 @@ function schemaMismatch(c: Conv, r: Rng, order: string, price: number, fee: numb
   if (r.chance(0.7)) {
     c.planted.push(...c.tool('update_shipping_address', { order_id: order, address: street, zip: '' }, err, true, 'Let me try that again.'));
   }
-  c.planted.push(
-    c.user(
-      r.pick([
-        "This is ridiculous, it failed again! Why can't you just update the address?!",
-        'Ugh, seriously? This is useless. I just want my address changed.',
-        'What are you doing?! It keeps failing, I told you the new address already.',
-        'Come on, this is so frustrating. Why does it keep failing?!',
-      ]),
-    ),
-  );
-  if (r.chance(0.5)) {
+  react(c, r, quiet, [
+    "This is ridiculous, it failed again! Why can't you just update the address?!",
+    'Ugh, seriously? This is useless. I just want my address changed.',
+    'What are you doing?! It keeps failing, I told you the new address already.',
+    'Come on, this is so frustrating. Why does it keep failing?!',
+  ]);
+  if (!quiet && r.chance(0.5)) {
     c.planted.push(c.say('I apologize, I am unable to update the address at the moment.'));
     c.planted.push(c.user(r.pick(['Forget it, this is a waste of my time.', 'Unbelievable. I give up.', 'Useless. I will call the store instead.'])));
   }
 }
 
-function promptDefect(c: Conv, r: Rng): void {
+function promptDefect(c: Conv, r: Rng, quiet = false): void {
   const what = r.pick(['email addresses', 'postal codes', 'phone numbers', 'order ids', 'coupon codes']);
   const fn = `validate_${what.split(' ')[0]!.replace(/s$/, '')}`;
   c.user(`Please write a function ${fn} in utils/validation.py that validates ${what}, covering every case we discussed.`);
@@ -143,33 +149,25 @@ function promptDefect(c: Conv, r: Rng): void {
       ]),
     ),
   );
-  c.planted.push(
-    c.user(
-      r.pick([
-        "Seriously? You didn't finish it. I asked for every case, not a stub!",
-        "That's useless, it is just a placeholder. Why do you keep leaving work half done?!",
-        'Ugh, I told you to cover every case. This is not what I asked for.',
-      ]),
-    ),
-  );
+  react(c, r, quiet, [
+    "Seriously? You didn't finish it. I asked for every case, not a stub!",
+    "That's useless, it is just a placeholder. Why do you keep leaving work half done?!",
+    'Ugh, I told you to cover every case. This is not what I asked for.',
+  ]);
 }
 
-function wrongClaim(c: Conv, r: Rng, order: string, price: number, fee: number): void {
+function wrongClaim(c: Conv, r: Rng, order: string, price: number, fee: number, quiet = false): void {
   c.user(`Please cancel order #${order}, I don't need it anymore.`);
   lookup(c, order, price, fee);
   const total = price + fee;
   c.tool('cancel_pending_order', { order_id: order, reason: 'no longer needed' }, { ...ORDER(order, 'cancelled', price, fee), payment_history: [{ method: 'card', amount: total }, { method: 'card', amount: -total }] });
   const wrong = total - r.pick([5, 7, 9, 11]);
   c.planted.push(c.say(`Your order has been cancelled, and a refund of $${wrong} has been processed to your card.`));
-  c.planted.push(
-    c.user(
-      r.pick([
-        `That's wrong, I paid $${total}. I can't trust anything you tell me.`,
-        `No, that's not right, it was $${total}. How can I trust you with this?`,
-        `That amount is wrong, it should be $${total}. I don't believe you anymore.`,
-      ]),
-    ),
-  );
+  react(c, r, quiet, [
+    `That's wrong, I paid $${total}. I can't trust anything you tell me.`,
+    `No, that's not right, it was $${total}. How can I trust you with this?`,
+    `That amount is wrong, it should be $${total}. I don't believe you anymore.`,
+  ]);
 }
 
 function mood(c: Conv, r: Rng): void {
@@ -178,8 +176,19 @@ function mood(c: Conv, r: Rng): void {
 }
 
 /** `n` conversations over the 14 days before `endMs`, seeded. */
-export function generateProblemSet(seed: number, n: number, endMs = Date.parse('2026-06-15T00:00:00Z')): GeneratedConversation[] {
+/**
+ * `hard`: noise at twice the rates, noise failures also on the planted tool (as often as on any
+ * other, with the same random errors), a third of
+ * the planted conversations with no reaction at all or a reaction in words no cue list holds, and
+ * noise failures before the planted cause in the same conversation (a sigh after them is noise).
+ */
+export interface GenerateOptions {
+  hard?: boolean;
+}
+
+export function generateProblemSet(seed: number, n: number, endMs = Date.parse('2026-06-15T00:00:00Z'), opts: GenerateOptions = {}): GeneratedConversation[] {
   const r = rng(seed);
+  const hard = opts.hard === true;
   const out: GeneratedConversation[] = [];
   // the planted conversations are drawn exactly at their rates
   const slots: Array<PlantedCause | null> = Array.from({ length: n }, () => null);
@@ -198,12 +207,13 @@ export function generateProblemSet(seed: number, n: number, endMs = Date.parse('
     const price = r.pick([29, 39, 49, 59]);
     const fee = r.pick([8, 12]);
     const cause = slots[i]!;
-    if (r.chance(NOISE_MOOD_RATE)) mood(c, r);
+    if (r.chance(NOISE_MOOD_RATE * (hard ? 2 : 1))) mood(c, r);
     opening(c, r, order);
-    if (r.chance(NOISE_FAILURE_RATE)) noiseFailure(c, r);
-    if (cause === 'schema_mismatch') schemaMismatch(c, r, order, price, fee);
-    else if (cause === 'prompt_defect') promptDefect(c, r);
-    else if (cause === 'wrong_claim') wrongClaim(c, r, order, price, fee);
+    if (r.chance(NOISE_FAILURE_RATE * (hard ? 2 : 1))) noiseFailure(c, r, hard);
+    const quiet = hard && cause !== null && r.chance(1 / 3);
+    if (cause === 'schema_mismatch') schemaMismatch(c, r, order, price, fee, quiet);
+    else if (cause === 'prompt_defect') promptDefect(c, r, quiet);
+    else if (cause === 'wrong_claim') wrongClaim(c, r, order, price, fee, quiet);
     else clean(c, r, order, price, fee);
     out.push({ id, user_id: user, events: c.events, cause, planted: c.planted, noise: c.noise });
   }

@@ -30,10 +30,12 @@ export const problemsEval: EvalModule = {
     const held = evaluatePlanted(1013, N);
     const devBase = evaluateBaseline(7, N);
     const heldBase = evaluateBaseline(1013, N);
+    const hard = evaluatePlanted(2027, N, {}, { hard: true });
+    const hardBase = evaluateBaseline(2027, N, { hard: true });
     const planted: EvalTable = {
       title: `Planted causes (engine v${PROBLEMS_ENGINE_VERSION}; ${N} generated conversations per seed; attribution precision / recall at signal level)`,
       columns: ['set', 'planted cause', 'rate', 'method', 'rank', 'problem', 'verification', 'precision', 'recall', 'conversations reached'],
-      rows: [...causeRows('dev (seed 7)', dev, devBase), ...causeRows('held-out (seed 1013)', held, heldBase)],
+      rows: [...causeRows('dev (seed 7)', dev, devBase), ...causeRows('held-out (seed 1013)', held, heldBase), ...causeRows('hard held-out (seed 2027)', hard, hardBase)],
     };
     const top: EvalTable = {
       title: 'Top 5 trusted problems, held-out seed (signals attributed from planted causes vs from noise)',
@@ -43,7 +45,7 @@ export const problemsEval: EvalModule = {
     const summary: EvalTable = {
       title: 'Run summary',
       columns: ['set', 'signals', 'problems (live)', 'emerging (provisional)', 'causes recovered in top 5', 'noise-only in top 5', 'coverage %', 'ids stable across runs'],
-      rows: [dev, held].map((r, i) => [i === 0 ? 'dev (seed 7)' : 'held-out (seed 1013)', r.signals, r.problems_total, r.emerging, `${r.distinct_recovered}/3`, r.noise_only_in_top5, r.coverage_pct, r.stable_ids ? 'yes' : 'no']),
+      rows: [dev, held, hard].map((r, i) => [['dev (seed 7)', 'held-out (seed 1013)', 'hard held-out (seed 2027)'][i]!, r.signals, r.problems_total, r.emerging, `${r.distinct_recovered}/3`, r.noise_only_in_top5, r.coverage_pct, r.stable_ids ? 'yes' : 'no']),
     };
     const tau = evaluateTau();
     const tauTable: EvalTable = {
@@ -54,6 +56,7 @@ export const problemsEval: EvalModule = {
     const minOf = (r: PlantedResult, k: 'precision' | 'recall') => Math.min(...r.causes.map((c) => c[k]));
     const notes = [
       'A signal is planted when it sits on a message its cause produced (failing calls and results, the lazy messages, the wrong claim, the reactions); recall counts the planted signals the analyzers detected. Noise: a failed lookup on a random tool with a random error (12 %), frustration about something outside the conversation (5 %).',
+      'Hard set: noise at twice the rates, noise failures falling on the planted tool as often as on the others, a third of the planted conversations with no reaction or one in words outside the cue lists, noise failures before the planted cause in the same conversation.',
       'Noise groups reach the emerging list (provisional, never ranked) but not the trusted ranking: a trusted problem needs max(5, 2 % of the conversations) conversations.',
       'The generator was written beside the analyzers it feeds: it shows the attribution logic holds (chains from reactions, step scores and abandonment to their cause; one problem per cause; noise kept out), not that real data is this clean.',
     ];
@@ -75,6 +78,10 @@ export const problemsEval: EvalModule = {
         dev_min_precision: round(minOf(dev, 'precision')),
         dev_min_recall: round(minOf(dev, 'recall')),
         heldout_coverage_pct: held.coverage_pct,
+        hard_causes_recovered_top5: hard.distinct_recovered,
+        hard_min_precision: round(minOf(hard, 'precision')),
+        hard_min_recall: round(minOf(hard, 'recall')),
+        hard_noise_only_top5: hard.noise_only_in_top5,
         tau_trusted_problems: tau.problems.filter((p) => p.rank !== null).length,
         tau_coverage_pct: tau.coverage_pct,
         tau_anchors_ok: tau.anchors_ok,

@@ -16,7 +16,7 @@ import { workspaceEnv } from '../../stream/analyses/workspace.js';
 import { runEngine, type EngineConfig, type EngineOutput } from '../../stream/problems/engine.js';
 import { extractSignals, sourceFromAnalysis } from '../../stream/problems/signals.js';
 import type { ProblemState, Signal } from '../../stream/problems/types.js';
-import { generateProblemSet, PLANTED_CAUSES, type GeneratedConversation, type PlantedCause } from './generator.js';
+import { generateProblemSet, PLANTED_CAUSES, type GenerateOptions, type GeneratedConversation, type PlantedCause } from './generator.js';
 
 export interface CauseResult {
   cause: PlantedCause;
@@ -72,8 +72,8 @@ export function trustedRanking(out: EngineOutput): ProblemState[] {
     .sort((a, b) => b.metrics.rank_score - a.metrics.rank_score || (a.problem_id < b.problem_id ? -1 : 1));
 }
 
-export function evaluatePlanted(seed: number, n: number, config: Partial<EngineConfig> = {}): PlantedResult {
-  const set = generateProblemSet(seed, n);
+export function evaluatePlanted(seed: number, n: number, config: Partial<EngineConfig> = {}, gen: GenerateOptions = {}): PlantedResult {
+  const set = generateProblemSet(seed, n, undefined, gen);
   const { signals, blended } = signalsOfSet(set);
   const now = Date.parse('2026-06-15T00:00:00Z');
   const first = runEngine({ tenant: 'eval', runId: 'run-1', now, signals, previous: [], previousAttributions: new Map(), feedback: [], blended, conversationCount: set.length, config });
@@ -162,8 +162,8 @@ export function evaluatePlanted(seed: number, n: number, config: Partial<EngineC
  * what a dashboard of top signal families shows. Per planted cause the family group holding most
  * of its signals is taken as its problem.
  */
-export function evaluateBaseline(seed: number, n: number): Array<{ cause: PlantedCause; group: string; rank: number; precision: number; recall: number }> {
-  const set = generateProblemSet(seed, n);
+export function evaluateBaseline(seed: number, n: number, gen: GenerateOptions = {}): Array<{ cause: PlantedCause; group: string; rank: number; precision: number; recall: number }> {
+  const set = generateProblemSet(seed, n, undefined, gen);
   const { signals } = signalsOfSet(set);
   const convOf = new Map(set.map((c) => [c.id, c]));
   const groupOf = (s: Signal) => `${s.kind}:${s.family}`;

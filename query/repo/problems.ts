@@ -126,7 +126,7 @@ export function createProblemsRepo(store: Store) {
         );
         const kept = await store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.problems WHERE tenant_id = {tenant:String} AND run_id = {run:String}`, { tenant, run: runId });
         const r = rows[0];
-        if (r && num(kept[0]?.n) > 0) return { run_id: String(r.run_id), started_at: String(r.started_at), completed_at: String(r.completed_at), input_mark: String(r.input_mark), stats: parse(r.stats, null) };
+        if (r && num(kept[0]?.n) > 0) return { run_id: String(r.run_id), engine_version: num(r.engine_version), started_at: String(r.started_at), completed_at: String(r.completed_at), input_mark: String(r.input_mark), stats: parse(r.stats, null) };
       }
       return ps.currentRun(tenant);
     },

@@ -16,6 +16,7 @@ import {
   submitProblemFeedbackEndpoint,
 } from '../../schemas/api/problems.js';
 import { submitFeedback, type FeedbackInput } from '../../stream/problems/api.js';
+import { InvalidProblemFeedbackError } from '../../stream/problems/errors.js';
 import type { ProblemState } from '../../stream/problems/types.js';
 import { UUID_RE } from '../../stream/problems/text.js';
 import { confidenceOf, createProblemsRepo, pct, problemRow, rubricOf, sampleOut, verificationOf, type EvidenceOut } from '../repo/problems.js';
@@ -294,6 +295,8 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
 
   defineRoute(router, deps.keys, problemFeedbackListEndpoint, async ({ principal, params }) => {
     const requested = params.id ?? '';
+    // spec "Errors": a problem id that is not a UUID gives 400 on the feedback endpoints
+    if (!UUID_RE.test(requested)) throw new InvalidProblemFeedbackError('problem id must be a UUID');
     const got = await repo.lookup(principal.tenant, requested);
     if (!got.found || !got.problem_id) return { problem_id: null, requested_problem_id: requested, feedback: [], pending_count: 0 };
     const rows = await repo.feedback(principal.tenant, [got.problem_id, ...(await repo.aliasesOf(principal.tenant, got.problem_id))]);

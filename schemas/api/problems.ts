@@ -337,7 +337,7 @@ export const problemFeedbackListEndpoint = defineEndpoint({
   path: '/problems/{id}/feedback',
   tag: 'problems',
   summary: 'Feedback given on a problem',
-  description: 'Newest first, with the run that consumed each (null while pending).',
+  description: 'Newest first, with the run that consumed each (null while pending). A problem id that is not a UUID gives 400; an unknown one `problem_id: null` and an empty list.',
   status: 200,
   pathParams: problemIdParam,
   response: obj({ ...resolution, feedback: { type: 'array', items: feedbackRow }, pending_count: int }),

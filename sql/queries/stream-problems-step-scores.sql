@@ -3,3 +3,4 @@ SELECT conversation_id, item_key, kind, score, failure_type, blended_score, scor
        if(kind = 'segment' AND failure_type != '', doc, '') AS doc
 FROM {{db}}.step_scores FINAL
 WHERE tenant_id = {tenant:String}
+  AND ({all:UInt8} = 1 OR conversation_id IN {convs:Array(String)})

@@ -12,3 +12,4 @@ LEFT JOIN
     GROUP BY category_id
 ) AS cat ON cat.category_id = c.category_id
 WHERE c.tenant_id = {tenant:String} AND c.success = 0
+  AND ({all:UInt8} = 1 OR c.conversation_id IN {convs:Array(String)})

@@ -4,7 +4,9 @@
  *
  *   runProblemsOnce(deps, tenant, opts?)        → Promise<RunResult>
  *       One engine pass now, synchronously: reads the tenant's signals, applies pending feedback,
- *       writes a new complete run. `opts.onlyIfChanged` skips when nothing changed (the job).
+ *       writes a new complete run. `opts.onlyIfChanged` skips when nothing changed (the job), and
+ *       with `opts.minIntervalMs` also when the last run is younger than that (pending feedback
+ *       always runs).
  *       With `deps.kv` (the leases bucket) it takes the job's lease first, so it never overlaps
  *       the scheduled pass (ProblemsRunBusyError, 503, after `deps.leaseWaitMs`).
  *   getProblem(deps, tenant, id)                → Promise<ProblemLookup>
@@ -32,7 +34,7 @@ import { withLease } from '../../core/lease.js';
 import { runEngine, type EngineConfig, type EngineOutput } from './engine.js';
 import { AttributionNotFoundError, InvalidProblemFeedbackError, ProblemNotFoundError, ProblemsRunBusyError } from './errors.js';
 import { refineSummaries, type RefineConfig } from './refine.js';
-import { createProblemsStore } from './store.js';
+import { createProblemsStore, signalInputOf, type ProblemsStore, type RunRow } from './store.js';
 import { UUID_RE, uuidFrom } from './text.js';
 import { PROBLEMS_ENGINE_VERSION, FEEDBACK_ACTIONS, type FeedbackAction, type FixRef, type ProblemState, type RunStats, type SignalKind, type Door } from './types.js';
 
@@ -50,6 +52,11 @@ export interface ProblemsDeps {
   leaseWaitMs?: number;
   /** Optional OpenAI-compatible endpoint refining dossier summaries (stream/problems/refine.ts). */
   llm?: RefineConfig;
+  /**
+   * Incremental runs re-read analysis rows written up to this long before the previous run's
+   * watermarks (rows inserted late under an older version). Default 10 minutes.
+   */
+  watermarkMarginMs?: number;
 }
 
 export interface RunResult {
@@ -110,7 +117,43 @@ const MAX_IDLE_MS = 3_600_000;
 export const problemsLeaseKey = (tenant: string) => `job.problems.${tenant}`;
 const LEASE_TTL_MS = 30_000;
 
-export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; signal?: AbortSignal } = {}): Promise<RunResult> {
+/** Incremental runs are followed by a full recompute at least this often. */
+export const FULL_RECOMPUTE_MS = 24 * 3_600_000;
+/** Analysis rows written up to this long before a watermark are read again (late inserts). */
+const WATERMARK_MARGIN_MS = 10 * 60_000;
+/** More changed conversations than this share of the stored ones: read everything instead. */
+const INCREMENTAL_MAX_SHARE = 0.5;
+
+interface ReadPlan {
+  mode: 'full' | 'incremental';
+  reason: string;
+  changed: string[];
+  lastFullAt: string;
+}
+
+/**
+ * What a run reads (docs/analyses.md "Problems", Incremental runs): everything (the first run, a
+ * new engine version, new failure categories or taxonomy run, the daily full recompute), or only the
+ * conversations with analysis rows above the previous complete run's watermarks.
+ */
+async function planRead(ps: ProblemsStore, tenant: string, prev: RunRow | undefined, mark: string, t0: number, forced: boolean, marginMs: number): Promise<ReadPlan> {
+  const full = (reason: string): ReadPlan => ({ mode: 'full', reason, changed: [], lastFullAt: iso(t0) });
+  if (forced) return full('requested');
+  if (!prev) return full('first run');
+  const inc = prev.stats?.incremental;
+  if (!inc) return full('no signal store yet');
+  if (prev.engine_version !== PROBLEMS_ENGINE_VERSION) return full(`engine version ${prev.engine_version} -> ${PROBLEMS_ENGINE_VERSION}`);
+  const a = JSON.parse(prev.input_mark || '{}') as Record<string, string>;
+  const b = JSON.parse(mark) as Record<string, string>;
+  if ((a.categories ?? '') !== (b.categories ?? '')) return full('failure categories changed');
+  if ((a.taxonomy ?? '') !== (b.taxonomy ?? '')) return full('taxonomy run changed');
+  if (t0 - Date.parse(inc.last_full_at) >= FULL_RECOMPUTE_MS) return full('periodic full recompute');
+  const changed = await ps.changedConversations(tenant, prev.input_mark, marginMs * 1000);
+  if (changed.length > Math.max(100, INCREMENTAL_MAX_SHARE * (inc.read_conversations + inc.reused_conversations))) return full(`${changed.length} conversations changed`);
+  return { mode: 'incremental', reason: `${changed.length} conversations changed`, changed, lastFullAt: inc.last_full_at };
+}
+
+export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; minIntervalMs?: number; signal?: AbortSignal; full?: boolean } = {}): Promise<RunResult> {
   if (!deps.kv) return runPass(deps, tenant, opts);
   const kv = await deps.kv;
   const holder = `run-once-${randomBytes(4).toString('hex')}`;
@@ -123,19 +166,29 @@ export async function runProblemsOnce(deps: ProblemsDeps, tenant: string, opts: 
   }
 }
 
-async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; signal?: AbortSignal }): Promise<RunResult> {
+async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged?: boolean; minIntervalMs?: number; signal?: AbortSignal; full?: boolean }): Promise<RunResult> {
   const ps = createProblemsStore(deps.store);
   const t0 = now(deps);
   const prev = await ps.currentRun(tenant);
   const mark = await ps.inputMark(tenant);
   const pending = await ps.pendingFeedback(tenant);
-  if (opts.onlyIfChanged && prev && prev.input_mark === mark && pending.length === 0 && t0 - Date.parse(prev.completed_at) < MAX_IDLE_MS) {
-    return { run_id: prev.run_id, skipped: true, stats: prev.stats };
+  if (opts.onlyIfChanged && prev && pending.length === 0) {
+    const age = t0 - Date.parse(prev.completed_at);
+    // nothing new and not idle for long, or changes arriving sooner than the minimum interval
+    if ((prev.input_mark === mark && age < MAX_IDLE_MS) || age < (opts.minIntervalMs ?? 0)) return { run_id: prev.run_id, skipped: true, stats: prev.stats };
   }
   const runId = `prun_${t0.toString(36)}_${randomBytes(4).toString('hex')}`;
   const startedAt = iso(t0);
   await ps.writeRunState(tenant, runId, 'building', { started_at: startedAt, engine_version: PROBLEMS_ENGINE_VERSION });
-  const input = await ps.loadSignals(tenant);
+  const plan = await planRead(ps, tenant, prev, mark, t0, opts.full === true, deps.watermarkMarginMs ?? WATERMARK_MARGIN_MS);
+  const fresh = await ps.readConversationSignals(tenant, plan.mode === 'full' ? undefined : plan.changed);
+  const freshIds = new Set(fresh.map((c) => c.conversation_id));
+  // a changed conversation no longer recorded anywhere leaves the store too
+  const gone = plan.mode === 'full' ? [] : plan.changed.filter((c) => !freshIds.has(c)).map((c) => ({ conversation_id: c, known: false, signals: [], blended: null }));
+  const stored = plan.mode === 'full' ? [] : await ps.loadStoredSignals(tenant, new Set(plan.changed));
+  const input = signalInputOf([...stored, ...fresh]);
+  opts.signal?.throwIfAborted();
+  await ps.storeSignals(tenant, runId, [...fresh, ...gone], plan.mode === 'full');
   const previous = prev ? await ps.loadProblems(tenant, prev.run_id) : [];
   const previousAttributions = prev ? await ps.loadAttributionIndex(tenant, prev.run_id) : new Map();
   opts.signal?.throwIfAborted();
@@ -150,6 +203,7 @@ async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged
     }
     out.stats.refinement = await refineSummaries(out.problems, rowsOf, deps.llm, opts.signal);
   }
+  out.stats.incremental = { mode: plan.mode, reason: plan.reason, read_conversations: fresh.length, reused_conversations: stored.length, last_full_at: plan.mode === 'full' ? startedAt : plan.lastFullAt };
   await ps.writeOutput(tenant, runId, out, startedAt);
   if (out.feedback.length) await ps.consumeFeedback(tenant, runId, out, pending, startedAt);
   await ps.writeRunState(tenant, runId, 'complete', { started_at: startedAt, completed_at: iso(Math.max(now(deps), t0 + 1)), input_mark: mark, stats: out.stats, engine_version: PROBLEMS_ENGINE_VERSION });

@@ -27,7 +27,7 @@ import {
 import { describeCause, mechanismOf, snippetOf, uuidFrom } from './text.js';
 import { buildDossier } from './dossier.js';
 import { rankScore, FAMILY_WEIGHTS } from './rank.js';
-import { verifyProblems, type VerifyContext } from './verify.js';
+import { verifyProblems, type GroundTruth, type VerifyContext } from './verify.js';
 
 export interface EngineConfig {
   /** A group of unexplained cause signals becomes a (trusted) problem from this many conversations… */
@@ -176,7 +176,20 @@ export function runEngine(input: EngineInput): EngineOutput {
   };
 
   // 1. feedback, oldest first
-  const groundTruth: Array<{ problem_id: string; attribution_id: string; conversation_id: string; segment_id: string; reason: string }> = [];
+  const groundTruth: GroundTruth[] = [];
+  /**
+   * Passed ground truth: the attributions of `p` its judge passed at its current causal version
+   * (the evidence the problem's page showed) are confirmed by an analyst action that accepts the
+   * problem as real — mark_fixed, rename — or by a fix that held through the clean period.
+   */
+  const confirm = (p: ProblemState, why: string) => {
+    const ccv = p.rubric.causal_content_version;
+    const flagged = new Set(p.samples.filter((s) => s.kind === 'ground_truth' && !s.passed).map((s) => s.attribution_id));
+    for (const s of p.samples) {
+      if (s.kind !== 'judge_audit' || !s.passed || s.causal_content_version !== ccv || flagged.has(s.attribution_id)) continue;
+      groundTruth.push({ problem_id: p.problem_id, attribution_id: s.attribution_id, conversation_id: s.conversation_id, segment_id: s.segment_id, reason: why, passed: true, causal_content_version: ccv });
+    }
+  };
   for (const f of [...input.feedback].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.feedback_id < b.feedback_id ? -1 : 1))) {
     const p = survivor(f.problem_id);
     if (!p) {
@@ -193,6 +206,7 @@ export function runEngine(input: EngineInput): EngineOutput {
       p.reopen_armed = true;
       p.updated_at = nowIso;
       event(p, 'lifecycle', `${from} -> fixed_monitoring: marked fixed by ${who}${ref}${f.reason ? `: ${f.reason}` : ''}`);
+      confirm(p, `confirmed: the problem was marked fixed by ${who}${ref} and the judge found this evidence matching`);
     } else if (f.feedback_kind === 'dismiss') {
       p.status = 'dismissed';
       p.dismissed_reason = f.reason;
@@ -202,6 +216,7 @@ export function runEngine(input: EngineInput): EngineOutput {
       const old = p.rubric.display_name;
       p.rubric.display_name = f.new_display_name;
       p.rubric.renamed = true;
+      confirm(p, `confirmed: ${who} renamed the problem after reviewing it and the judge found this evidence matching`);
       event(p, 'renamed', `renamed by ${who} from "${old}" to "${f.new_display_name}"`);
       bump(p, `rename by ${who}`, false);
     } else if (f.feedback_kind === 'flag_attribution') {
@@ -612,6 +627,7 @@ export function runEngine(input: EngineInput): EngineOutput {
       p.lifecycle = 'resolved';
       p.updated_at = nowIso;
       event(p, 'lifecycle', `fixed_monitoring -> resolved: no recurrence for ${Math.round(cfg.cleanPeriodMs / 86_400_000)} days since the fix`);
+      confirm(p, `confirmed: the fix held, no recurrence for ${Math.round(cfg.cleanPeriodMs / 86_400_000)} days after it`);
     }
   }
 

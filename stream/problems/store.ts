@@ -30,6 +30,7 @@ function toIso(t: unknown): string {
 
 export interface RunRow {
   run_id: string;
+  engine_version: number;
   started_at: string;
   completed_at: string;
   input_mark: string;
@@ -40,6 +41,29 @@ export interface SignalInput {
   signals: Signal[];
   blended: Map<string, number>;
   conversations: number;
+}
+
+/** The signals of one conversation as the signal store keeps them (migration 0121). */
+export interface ConversationSignals {
+  conversation_id: string;
+  /** The conversation itself is recorded (counts toward the discovery share). */
+  known: boolean;
+  signals: Signal[];
+  blended: number | null;
+}
+
+/** One input of the engine from per-conversation signals (signals and blended scores in id order). */
+export function signalInputOf(convs: Iterable<ConversationSignals>): SignalInput {
+  const list = [...convs].sort((a, b) => (a.conversation_id < b.conversation_id ? -1 : a.conversation_id > b.conversation_id ? 1 : 0));
+  const signals: Signal[] = [];
+  const blended = new Map<string, number>();
+  let conversations = 0;
+  for (const c of list) {
+    signals.push(...c.signals);
+    if (c.blended !== null) blended.set(c.conversation_id, c.blended);
+    if (c.known) conversations += 1;
+  }
+  return { signals, blended, conversations };
 }
 
 export function createProblemsStore(store: Store) {
@@ -53,23 +77,72 @@ export function createProblemsStore(store: Store) {
     async currentRun(tenant: string): Promise<RunRow | undefined> {
       const rows = await store.query<Record<string, unknown>>(namedQuery('problems-current-run'), { tenant });
       const r = rows[0];
-      return r && { run_id: String(r.run_id), started_at: String(r.started_at), completed_at: String(r.completed_at), input_mark: String(r.input_mark), stats: parseJson<RunStats | null>(r.stats, null) };
+      return r && { run_id: String(r.run_id), engine_version: num(r.engine_version), started_at: String(r.started_at), completed_at: String(r.completed_at), input_mark: String(r.input_mark), stats: parseJson<RunStats | null>(r.stats, null) };
     },
 
+    /**
+     * Fingerprint of the engine's inputs (JSON): the highest version of each analysis table it
+     * reads (the watermarks of incremental runs), the failure categories and the taxonomy run.
+     */
     async inputMark(tenant: string): Promise<string> {
       const rows = await store.query<Record<string, string>>(namedQuery('stream-problems-input-mark'), { tenant });
-      return JSON.stringify(rows[0] ?? {});
+      const taxonomyRun = (await store.query<{ run_id: string }>(namedQuery('taxonomy-current-run'), { tenant }))[0]?.run_id ?? '';
+      return JSON.stringify({ ...(rows[0] ?? {}), taxonomy: taxonomyRun });
+    },
+
+    /** Conversations with rows above the watermarks of a previous input mark (minus `marginVersions`). */
+    async changedConversations(tenant: string, previousMark: string, marginVersions: number): Promise<string[]> {
+      const m = parseJson<Record<string, string>>(previousMark, {});
+      const at = (k: string) => {
+        const v = BigInt(/^\d+$/.test(m[k] ?? '') ? m[k]! : '0') - BigInt(marginVersions);
+        return (v < 0n ? 0n : v).toString();
+      };
+      const rows = await store.query<{ conversation_id: string }>(namedQuery('stream-problems-changed-conversations'), {
+        tenant, emotions: at('emotions'), calls: at('calls'), laziness: at('laziness'), hallucinations: at('hallucinations'), steps: at('steps'), conversations: at('conversations'), segments: at('segments'),
+      });
+      return rows.map((r) => r.conversation_id).sort();
+    },
+
+    /** The stored signals of every conversation of the tenant but `except` (migration 0121). */
+    async loadStoredSignals(tenant: string, except: ReadonlySet<string>): Promise<ConversationSignals[]> {
+      const rows = await store.query<Record<string, unknown>>(`SELECT conversation_id, known, blended, signals FROM {{db}}.problem_signals FINAL WHERE tenant_id = {tenant:String}`, { tenant });
+      return rows
+        .filter((r) => !except.has(String(r.conversation_id)))
+        .map((r) => ({ conversation_id: String(r.conversation_id), known: num(r.known) === 1, blended: r.blended === null || r.blended === undefined ? null : num(r.blended), signals: parseJson<Signal[]>(r.signals, []) }));
+    },
+
+    /**
+     * Stores the signals of the given conversations; with `replaceAll`, rows of conversations not
+     * given (no longer recorded) are removed.
+     */
+    async storeSignals(tenant: string, runId: string, convs: readonly ConversationSignals[], replaceAll: boolean): Promise<void> {
+      const version = Date.now() * 1000;
+      await insertChunks(
+        'problem_signals',
+        convs.map((c) => ({ tenant_id: tenant, conversation_id: c.conversation_id, version, run_id: runId, known: c.known ? 1 : 0, signal_count: c.signals.length, blended: c.blended, signals: JSON.stringify(c.signals) })),
+      );
+      if (replaceAll) await store.command(`DELETE FROM {{db}}.problem_signals WHERE tenant_id = {tenant:String} AND version < {version:UInt64}`, { tenant, version: String(version) });
     },
 
     /** Every negative signal of the tenant (stream/problems/signals.ts) and blended step scores. */
     async loadSignals(tenant: string): Promise<SignalInput> {
+      return signalInputOf(await this.readConversationSignals(tenant));
+    },
+
+    /**
+     * Reads the analyses of the tenant's conversations (all, or only `only`) and extracts their
+     * signals, one entry per conversation that has a row or a signal.
+     */
+    async readConversationSignals(tenant: string, only?: readonly string[]): Promise<ConversationSignals[]> {
+      const scope = { tenant, all: only ? 0 : 1, convs: only ? [...only] : [] };
+      if (only && only.length === 0) return [];
       const [calls, emotions, lazy, claims, steps, convs] = await Promise.all([
-        store.query<Record<string, unknown>>(namedQuery('stream-problems-tool-failures'), { tenant }),
-        store.query<Record<string, unknown>>(namedQuery('stream-problems-emotions'), { tenant, min_score: MIN_EMOTION_SCORE }),
-        store.query<Record<string, unknown>>(namedQuery('stream-problems-laziness'), { tenant }),
-        store.query<Record<string, unknown>>(namedQuery('stream-problems-hallucinations'), { tenant }),
-        store.query<Record<string, unknown>>(namedQuery('stream-problems-step-scores'), { tenant }),
-        store.query<Record<string, unknown>>(namedQuery('stream-problems-conversations'), { tenant }),
+        store.query<Record<string, unknown>>(namedQuery('stream-problems-tool-failures'), scope),
+        store.query<Record<string, unknown>>(namedQuery('stream-problems-emotions'), { ...scope, min_score: MIN_EMOTION_SCORE }),
+        store.query<Record<string, unknown>>(namedQuery('stream-problems-laziness'), scope),
+        store.query<Record<string, unknown>>(namedQuery('stream-problems-hallucinations'), scope),
+        store.query<Record<string, unknown>>(namedQuery('stream-problems-step-scores'), scope),
+        store.query<Record<string, unknown>>(namedQuery('stream-problems-conversations'), scope),
       ]);
       const taxonomyRun = (await store.query<{ run_id: string }>(namedQuery('taxonomy-current-run'), { tenant }))[0]?.run_id;
       const clusterRows = taxonomyRun ? await store.query<{ segment_id: string; node_id: string; label: string }>(namedQuery('stream-problems-segment-clusters'), { tenant, run: taxonomyRun }) : [];
@@ -80,7 +153,9 @@ export function createProblemsStore(store: Store) {
         if (!s) sources.set(c, (s = { conversation_id: c, user_id: '', message_count: 0, segments: [], calls: [], emotions: [], laziness: [], claims: [], steps: [], blended: null }));
         return s;
       };
+      const known = new Set<string>();
       for (const r of convs) {
+        known.add(String(r.conversation_id));
         const s = src(String(r.conversation_id));
         s.user_id = String(r.user_id ?? '');
         s.message_count = num(r.message_count);
@@ -117,13 +192,7 @@ export function createProblemsStore(store: Store) {
         const doc = parseJson<{ steps?: SignalSource['steps'][number]['steps'] }>(r.doc, {});
         s.steps.push({ segment_id: String(r.item_key), score: num(r.score), failure_type: String(r.failure_type ?? ''), scored_at: toIso(r.scored_at), steps: doc.steps ?? [] });
       }
-      const signals: Signal[] = [];
-      const blended = new Map<string, number>();
-      for (const s of sources.values()) {
-        signals.push(...extractSignals(s));
-        if (s.blended !== null) blended.set(s.conversation_id, s.blended);
-      }
-      return { signals, blended, conversations: convs.length };
+      return [...sources.values()].map((s) => ({ conversation_id: s.conversation_id, known: known.has(s.conversation_id), signals: extractSignals(s), blended: s.blended }));
     },
 
     async loadProblems(tenant: string, runId: string): Promise<ProblemState[]> {

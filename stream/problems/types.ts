@@ -274,6 +274,12 @@ export interface RunStats {
   verification: { live_total: number; current: number; stale: number; failed: number; unverified: number; verified_this_run: number };
   remainder_backlog: { pending_groups: number; pending_mass: number };
   feedback_applied: number;
+  /**
+   * How the run read its signals: `full` (every conversation from the analysis tables) or
+   * `incremental` (only the changed ones; the others from the signal store), and when the last
+   * full recompute ran.
+   */
+  incremental?: { mode: 'full' | 'incremental'; reason: string; read_conversations: number; reused_conversations: number; last_full_at: string };
   /** Summaries refined by the optional LLM endpoint this run. */
   refinement?: { requested: number; refined: number; reused: number; rejected: number; failed: number };
 }

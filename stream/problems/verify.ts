@@ -20,9 +20,24 @@ export interface VerifyContext {
   rowsOf: ReadonlyMap<string, Attribution[]>;
   config: EngineConfig;
   now: string;
-  groundTruth: ReadonlyArray<{ problem_id: string; attribution_id: string; conversation_id: string; segment_id: string; reason: string }>;
+  /**
+   * Ground truth from feedback: a flagged attribution (failed), or an audited attribution of a
+   * problem an analyst confirmed or whose fix held (passed, stamped with the causal version the
+   * confirmation saw).
+   */
+  groundTruth: ReadonlyArray<GroundTruth>;
   /** Cause signals of each conversation. */
   causesByConversation?: ReadonlyMap<string, readonly Signal[]>;
+}
+
+export interface GroundTruth {
+  problem_id: string;
+  attribution_id: string;
+  conversation_id: string;
+  segment_id: string;
+  reason: string;
+  passed?: boolean;
+  causal_content_version?: number;
 }
 
 /** Judge pass rate and counterfactual pass rate needed for `current`. */
@@ -75,7 +90,12 @@ export function verifyProblems(ctx: VerifyContext): number {
   for (const g of ctx.groundTruth) {
     const p = problems.get(g.problem_id);
     if (!p) continue;
-    p.samples.push({ kind: 'ground_truth', passed: false, rubric_version: p.rubric.version, causal_content_version: p.rubric.causal_content_version, attribution_id: g.attribution_id, conversation_id: g.conversation_id, segment_id: g.segment_id, rationale: `flagged: ${g.reason}`, verified_at: ctx.now });
+    const passed = g.passed === true;
+    const ccv = g.causal_content_version ?? p.rubric.causal_content_version;
+    // an attribution flagged once is never confirmed later; a confirmation is recorded once per version
+    if (passed && p.samples.some((s) => s.kind === 'ground_truth' && s.attribution_id === g.attribution_id && (!s.passed || s.causal_content_version === ccv))) continue;
+    if (!passed) p.samples = p.samples.filter((s) => !(s.kind === 'ground_truth' && s.passed && s.attribution_id === g.attribution_id));
+    p.samples.push({ kind: 'ground_truth', passed, rubric_version: p.rubric.version, causal_content_version: ccv, attribution_id: g.attribution_id, conversation_id: g.conversation_id, segment_id: g.segment_id, rationale: passed ? g.reason : `flagged: ${g.reason}`, verified_at: ctx.now });
   }
   const candidates = [...problems.values()].filter((p) => p.status !== 'merged' && p.rubric.tier === 'leaf' && !p.rubric.provisional && (ctx.rowsOf.get(p.problem_id)?.length ?? 0) > 0);
   const needs = (p: ProblemState) => p.verified_causal_version !== p.rubric.causal_content_version || p.metrics.signal_count >= Math.max(p.support_at_verification * 1.25, p.support_at_verification + 5);

@@ -299,6 +299,14 @@ function WorldStatePanel({ id, selectedMsg }: { id: string; selectedMsg: number 
   }, [selectedMsg, frames.length]);
   const current = pos ?? frames.length - 1;
   const frame = frames[current];
+  // the state at the chosen frame as GET /world-state/snapshot answers it (asked once the slider rests)
+  const [snapAt, setSnapAt] = useState<string | null>(null);
+  useEffect(() => {
+    if (!frame) return;
+    const t = setTimeout(() => setSnapAt(qs({ msg_index: frame.msgIndex, block_index: frame.blockIndex, segment_index: frame.segmentIndex })), 200);
+    return () => clearTimeout(t);
+  }, [frame?.msgIndex, frame?.blockIndex, frame?.segmentIndex]);
+  const snapshot = useApi<{ found: boolean; segmentIndex: number | null; msgIndex: number; blockIndex: number; slots: Record<string, unknown> }>(snapAt ? `/conversations/${enc(id)}/world-state/snapshot${snapAt}` : null);
   const events = useMemo(() => (ws.data?.events ?? []).filter((e) => frame && e.msgIndex === frame.msgIndex), [ws.data, frame]);
   const threads = useMemo(() => {
     const all = new Map<string, { id: string; status: string; summary?: string; goal?: string }>();
@@ -365,6 +373,13 @@ function WorldStatePanel({ id, selectedMsg }: { id: string; selectedMsg: number 
             </tbody>
           </table>
           {Object.keys(frame!.slots).length === 0 && <p class="muted small">No facts yet at this message.</p>}
+          {snapshot.data && (
+            <p class="muted small" data-snapshot-at={`${snapshot.data.msgIndex}:${snapshot.data.blockIndex}`}>
+              Snapshot at #{snapshot.data.msgIndex}, block {snapshot.data.blockIndex}
+              {snapshot.data.segmentIndex !== null ? `, segment ${snapshot.data.segmentIndex + 1}` : ''}: <span data-snapshot-facts>{Object.keys(snapshot.data.slots).length}</span> facts
+              {snapshot.data.found ? '' : ' (no state recorded there)'}
+            </p>
+          )}
           {events.length > 0 && (
             <ul class="events small" data-list="events">
               {events.map((e) => (

@@ -276,6 +276,11 @@ test('conversation page: step scores per step with the first bad step, world-sta
     await slider.fill(String(k));
     await page.locator('[data-frame-msg]', { hasText: `#${replay.frames[k].msgIndex}` }).waitFor();
     assert.equal(await attrs(page, '[data-table="slots"] [data-slot]', 'data-slot'), Object.keys(replay.frames[k].slots));
+    // the snapshot endpoint at that frame, as the page shows it
+    const f = replay.frames[k];
+    const snap = await api(`/conversations/${encodeURIComponent(id)}/world-state/snapshot?msg_index=${f.msgIndex}&block_index=${f.blockIndex}&segment_index=${f.segmentIndex}`);
+    await page.locator(`[data-snapshot-at="${f.msgIndex}:${f.blockIndex}"]`).waitFor();
+    assert.is(await page.locator('[data-snapshot-facts]').textContent(), String(Object.keys(snap.slots).length));
   }
   await page.locator('[data-snapshot]').first().click();
   const firstSnap = replay.frames.find((f: any) => f.hasSnapshot);
@@ -367,6 +372,23 @@ test('member and admin keys: the role is shown; at phone width no page scrolls s
     assert.ok(overflow <= 1, `${path}: no horizontal scroll on a phone (${overflow} px)`);
   }
   await a.close();
+});
+
+test('a workspace without data: empty states with the copy-paste ingest command for this host', async () => {
+  const key = (await ts.system.rt.keys.create({ tenant: 'empty-team', role: 'member', scopes: ['ingest', 'read'] })).key;
+  const ctx = await contextWithKey(key);
+  const host = new URL(ts.queryUrl).hostname;
+  for (const path of ['/', '/conversations']) {
+    const page = await open(ctx, path);
+    const empty = page.locator('[data-empty]').first();
+    assert.ok(await empty.isVisible(), path);
+    const command = (await empty.locator('pre').textContent()) ?? '';
+    assert.ok(command.includes(`http://${host}:`) && command.includes('/v1/ingest') && command.includes('Authorization: Bearer'), command);
+    await page.close();
+  }
+  const uc = await open(ctx, '/use-cases');
+  assert.match((await uc.locator('[data-empty]').first().textContent()) ?? '', /50 analyzed segments/);
+  await ctx.close();
 });
 
 if (!chromiumPath) {

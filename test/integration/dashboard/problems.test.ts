@@ -170,6 +170,26 @@ test('feedback: a member key sees no actions and the API refuses them (403); an 
   await a.close();
 });
 
+test('problem page: its fixes (fix routes), and an admin drafts one that opens as a DRAFT fix', async () => {
+  const top = list.problems[0];
+  const page = await open(admin, `/problems/${top.problem_id}`);
+  await page.locator('[data-panel="fixes"]').waitFor();
+  await page.click('[data-action="draft-fix"]');
+  await page.waitForURL(/\/fixes\/[^/]+$/);
+  await settled(page);
+  const fixId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]!);
+  const r = await http(`${ts.queryUrl}/api/tenants/default/fixes/${fixId}`, { headers: { 'x-api-key': memberKey } });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.body.problemId, top.problem_id);
+  assert.is((await page.locator('[data-fix-status]').textContent())?.trim(), r.body.status);
+  // back on the problem page, a member sees the fix listed and no draft button
+  const m = await open(member, `/problems/${top.problem_id}`);
+  await m.locator(`[data-list="problem-fixes"] [data-fix="${fixId}"]`).waitFor();
+  assert.is(await m.locator('[data-action="draft-fix"]').count(), 0);
+  await m.close();
+  await page.close();
+});
+
 if (!chromiumPath) {
   console.log('[skip] dashboard problems suite: no Chromium found (looked at CHROMIUM_PATH and /usr/bin/chromium; `apt-get install chromium`)');
 } else {

@@ -210,6 +210,13 @@ test('reads reconcile lazily: SHIPPED → CONFIRMING in monitoring → REGRESSED
   assert.is(f.status, 'REGRESSED');
   const hist = await svc.pipeline.history('default', fa.id);
   assert.equal(hist.map((h) => h.to_status).slice(-3), ['SHIPPED', 'CONFIRMING', 'REGRESSED']);
+  // a late redelivery of the merge does not mark the reopened problem fixed again
+  const pr = gh.pulls.find((p) => p.head === `svc/fix/${fa.shortRef.toLowerCase()}`)!;
+  const late = await webhook(merged({ body: pr.body, head: pr.head, url: pr.html_url }));
+  assert.is(late.status, 202);
+  assert.is(late.body.fixes[0].outcome, 'converged');
+  assert.is(problems.feedback.filter((x) => x.problemId === PA.problemId && x.action === 'mark_fixed').length, 1);
+  assert.is((await get(`/fixes/${fa.id}`)).body.status, 'REGRESSED');
 });
 
 test('fix_mark_applied: SHIPPED + mark_fixed; HELD after 14 clean days on the clock; a repeat is a flagged no-op; dismiss on HELD is 409', async () => {

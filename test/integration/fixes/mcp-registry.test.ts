@@ -171,7 +171,11 @@ test('skills_gen mines the successful conversations of each use-case cluster int
     ['reg-0', 'reg-1'].map((c, i) => ({ tenant_id: 'default', conversation_id: c, item_key: `k${i}`, version: 1, is_deleted: 0, analyzer_version: 1, tool_name: 'update_invoice', success: 1, ts: now })),
     { async_insert: 0 },
   );
-  const gen = await call('skills_gen', { max_sessions: 1000 });
+  const old = await call('skills_gen', { start_at: '2020-01-01T00:00:00Z', end_at: '2020-02-01T00:00:00Z' });
+  assert.is(old.isError, false, JSON.stringify(old));
+  assert.is(old.data.proposals, 0, 'no conversation in that window');
+  sys.clock.now = Date.now() + 60_000; // the service clock is pinned at start; the conversations are newer
+  const gen = await call('skills_gen', { max_sessions: 1000, lookback_hours: 24 });
   assert.is(gen.isError, false, JSON.stringify(gen));
   assert.is(gen.data.proposals, 1);
   const props = await call('skills_proposals', { generation_run_id: gen.data.run_id });

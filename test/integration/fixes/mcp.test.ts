@@ -124,6 +124,8 @@ test('tools/list: all 27 tools, read-only vs writing annotations, schemas with t
   assert.equal(prop('fix_submit', 'channel').enum, ['pr', 'local_ref']);
   assert.equal(schema('fix_submit').required!.sort(), ['channel', 'fix_id']);
   assert.is(prop('fix_mark_applied', 'note').maxLength, 600);
+  assert.equal([prop('fix_verify', 'candidate_content').minLength, prop('fix_verify', 'candidate_content').maxLength], [40, 200_000]);
+  assert.is(prop('fix_dismiss', 'reason').minLength, 1);
   assert.equal(schema('fix_dismiss').required!.sort(), ['fix_id', 'reason']);
   bounds('prompts_ab', 'seeds_per_case', 1, 10, 3);
   bounds('prompts_ab', 'max_wait_seconds', 10, 600, 300);

@@ -248,6 +248,7 @@ test('feedback rules: 400 and 404 exactly as specified; identical feedback is a 
     assert.is(r.status, status, `${path} ${JSON.stringify(body)}: ${r.text}`);
     assert.ok(r.body.message, 'error bodies carry a message');
   }
+  assert.is((await http(`${ts.queryUrl}/api/v1/data/problems/not-a-uuid/feedback`, { headers: { 'x-api-key': ts.adminKey } })).status, 400, 'GET feedback of a non-UUID id');
   // the other tenant cannot give feedback on it (its admin key: 404; its member key: 403 before any lookup)
   assert.is((await post(`/problems/${p.problem_id}/feedback`, { action: 'mark_fixed' }, otherAdminKey)).status, 404);
   const asMember = await post(`/problems/${p.problem_id}/feedback`, { action: 'mark_fixed' }, otherKey);

@@ -1,7 +1,9 @@
 /**
  * The problems engine as the stream role runs it: the leased tenant job (`problems`) notices new
  * analyses on its own, writes a run per tenant, applies feedback posted to the data API at its
- * next tick, and skips ticks when nothing changed (no new run recorded).
+ * next tick, and skips ticks when nothing changed (no new run recorded). (The suite sets the
+ * job's minimum interval between passes to 0; a tenant whose analyses keep changing is otherwise
+ * passed at most every 5 minutes.)
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,7 +24,7 @@ const runs = async (tenant: string) =>
   Number((await ts.system.rt.store.query<{ n: string }>(`SELECT uniqExact(run_id) AS n FROM {{db}}.problem_runs WHERE tenant_id = {t:String} AND status = 'complete'`, { t: tenant }))[0]!.n);
 
 test.before(async () => {
-  ts = await startTestSystem({ env: { JOB_INTERVAL_MS: '500' }, stream: { tenantJobs: [problemsJob()] } });
+  ts = await startTestSystem({ env: { JOB_INTERVAL_MS: '500' }, stream: { tenantJobs: [problemsJob({ minIntervalMs: 0 })] } });
   otherKey = (await ts.system.rt.keys.create({ tenant: 'acme', role: 'member', scopes: ['ingest', 'read'] })).key;
   const events = generateProblemSet(21, 160, Date.now()).flatMap((c) => c.events);
   for (let i = 0; i < events.length; i += 600) {

@@ -142,6 +142,13 @@ test('mark_fixed → fixed_monitoring at the next run → reopened when the fail
   const fixed = (await getProblem(deps(), 'default', problemId)).problem!;
   assert.is(fixed.lifecycle, 'fixed_monitoring');
   assert.equal(fixed.fix_ref, fix);
+  // marking it fixed confirms the problem: its audited evidence is passed ground truth, shown as a story
+  const detail = await http(`${ts.queryUrl}/api/v1/data/problems/${problemId}`, { headers: { 'x-api-key': ts.adminKey } });
+  assert.is(detail.status, 200, detail.text);
+  const story = detail.body.stories.find((s: any) => s.story_kind === 'ground_truth_passed');
+  assert.ok(story, JSON.stringify(detail.body.stories.map((s: any) => s.story_kind)));
+  assert.ok(story.verification.passed);
+  assert.match(story.verification.rationale, /marked fixed by fixer \(fix PR #12/);
   const fb = await ts.system.rt.store.query<{ status: string; consumed_by_run_id: string }>(`SELECT status, consumed_by_run_id FROM {{db}}.problem_feedback FINAL WHERE feedback_id = {id:String}`, { id: a.feedback_id });
   assert.is(fb[0]!.status, 'consumed');
   assert.ok(fb[0]!.consumed_by_run_id);

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../../core/config.js';
-import { createStore, isTransientClickHouseError, migrate, type Store } from '../../../core/clickhouse.js';
+import { createStore, FILE_INSERT_MIN_BYTES, isTransientClickHouseError, migrate, type Store } from '../../../core/clickhouse.js';
 import { createLogger } from '../../../core/log.js';
 import { createMetrics } from '../../../core/metrics.js';
 import { decodeMessage, splitMessage } from '../../../stream/batch.js';
@@ -84,6 +84,27 @@ for (const which of ['embedded', 'server']) {
     assert.equal(rows[0], { role: 'user', content: 'turn 0: please fix the tests' });
     const ev = await store.query<{ resource: Record<string, string> }>(`SELECT resource FROM {{db}}.events WHERE ${where} LIMIT 1`);
     assert.equal(ev[0]!.resource, { 'service.name': 'claude-code' });
+  });
+
+  test(`${which}: a large block (through a file and parallel parsing on the embedded engine) is stored whole, once per token`, async () => {
+    const store = storeOf();
+    const conv = `large-${which}`;
+    const out = decoded(conversationEvents(conv, 400));
+    const block = blockOf('events', out.tables.events!);
+    assert.ok(block.body.length >= FILE_INSERT_MIN_BYTES, `block of ${block.body.length} bytes`);
+    await store.insertBytes('events', block.columns, block.body, { insert_deduplication_token: `large-${which}` });
+    await store.insertBytes('events', block.columns, block.body, { insert_deduplication_token: `large-${which}` });
+    assert.is(await countOf(store, 'events', `conversation_id = '${conv}'`), 1600);
+    const [r] = await store.query<{ n: string; t: string }>(`SELECT uniqExact(event_id) AS n, toString(min(event_time)) AS t FROM {{db}}.events WHERE conversation_id = '${conv}'`);
+    assert.is(Number(r!.n), 1600);
+    assert.is(r!.t, '2025-06-01 10:00:00.000');
+    const bad = decoded(conversationEvents(`${conv}-bad`, 400));
+    const badBlock = blockOf('events', bad.tables.events!);
+    const text = badBlock.body.toString('utf8').replace(/"2025-06-01T10:00:00.000Z"/, '"2025-02-30T10:00:00.000Z"');
+    const err = await store.insertBytes('events', badBlock.columns, Buffer.from(text)).then(() => undefined, (e: unknown) => e);
+    assert.ok(err, 'a refused row in a large block fails the insert');
+    assert.is(isTransientClickHouseError(err), false);
+    assert.is(await countOf(store, 'events', `conversation_id = '${conv}-bad'`), 0, 'nothing of a refused block is stored');
   });
 
   test(`${which}: a token does not outlive its insert (the next insert without one is stored)`, async () => {

@@ -61,6 +61,13 @@ test('posts a chat completion with the model, a bearer token and the repair case
   assert.not.ok(user.includes('<b>'), 'quoted evidence cannot open tags');
 });
 
+test('a model override is sent instead of the configured model', async () => {
+  reply = () => ({ status: 200, json: completion(JSON.stringify({ content: 'Base prompt. Changed.' })) });
+  const p = createLlmProposer({ url, apiKey: '', model: 'configured', timeoutMs: 5000 });
+  await p.propose({ problem, baseline: 'Base prompt.', repairCases: repair, actionHints: [], magicWord: 'x', model: 'override-model' });
+  assert.is(requests.at(-1)!.body.model, 'override-model');
+});
+
 test('an unchanged prompt is no headroom (null)', async () => {
   reply = () => ({ status: 200, json: completion(JSON.stringify({ content: 'Base prompt.' })) });
   const p = createLlmProposer({ url, apiKey: '', model: 'm', timeoutMs: 5000 });

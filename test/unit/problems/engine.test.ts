@@ -101,6 +101,51 @@ test('feedback at the next pass: dismiss, rename, flag_attribution', () => {
   assert.is(byTool(three, 'update_address').rubric.display_name, 'Address form sends the wrong field');
 });
 
+test('passed ground truth: evidence the judge passed is confirmed by rename, mark_fixed and a fix that held; a flag overrides a confirmation', () => {
+  const signals = world(10);
+  const one = pass(null, signals);
+  const a = byTool(one, 'update_address');
+  const b = byTool(one, 'search');
+  const judged = (p: typeof a) => new Set(p.samples.filter((s) => s.kind === 'judge_audit' && s.passed && s.causal_content_version === p.rubric.causal_content_version).map((s) => s.attribution_id));
+  assert.ok(judged(a).size > 0 && judged(b).size > 0);
+  assert.not.ok(one.problems.some((p) => p.samples.some((s) => s.kind === 'ground_truth')), 'no ground truth without feedback');
+  const two = pass(one, signals, { feedback: [fb(a.problem_id, 'rename', { new_display_name: 'Address form field' }), fb(b.problem_id, 'mark_fixed', { fix_ref: { short_ref: 'PR #7' } })] });
+  const gt = (p: typeof a, passed = true) => p.samples.filter((s) => s.kind === 'ground_truth' && s.passed === passed);
+  const a2 = byTool(two, 'update_address');
+  const b2 = byTool(two, 'search');
+  assert.equal(new Set(gt(a2).map((s) => s.attribution_id)), judged(a), 'rename confirms the audited evidence');
+  assert.ok(gt(a2).every((s) => /renamed the problem/.test(s.rationale) && s.causal_content_version === a.rubric.causal_content_version));
+  assert.equal(new Set(gt(b2).map((s) => s.attribution_id)), judged(b), 'mark_fixed confirms the audited evidence');
+  assert.ok(gt(b2).every((s) => /marked fixed by tester \(fix PR #7\)/.test(s.rationale)));
+  // confirmed once per causal version: the fix holding adds nothing new at the same version
+  const resolved = pass(two, signals, { now: NOW + 8 * DAY });
+  assert.is(byTool(resolved, 'search').lifecycle, 'resolved');
+  assert.is(gt(byTool(resolved, 'search')).length, gt(b2).length);
+  // a flag on a confirmed attribution replaces its confirmation
+  const victim = [...judged(a)][0]!;
+  const three = pass(two, signals, { feedback: [fb(a.problem_id, 'flag_attribution', { attribution_id: victim, reason: 'not this cause', created_at: new Date(NOW + 5).toISOString() })] });
+  const a3 = byTool(three, 'update_address');
+  assert.ok(gt(a3, false).some((s) => s.attribution_id === victim));
+  assert.not.ok(gt(a3).some((s) => s.attribution_id === victim));
+});
+
+test('a fix that held through the clean period confirms the evidence audited at a causal version not yet confirmed', () => {
+  const signals = world(10);
+  const one = pass(null, signals);
+  const a = byTool(one, 'update_address');
+  const fixed = pass(one, signals, { feedback: [fb(a.problem_id, 'mark_fixed')] });
+  // the definition changes (a flag bumps the causal version) and is re-verified, then the fix holds
+  const flaggedId = fixed.attributions.find((r) => r.problem_id === a.problem_id && r.signal_kind === 'tool_failure')!.attribution_id;
+  const bumped = pass(fixed, signals, { now: NOW + DAY, feedback: [fb(a.problem_id, 'flag_attribution', { attribution_id: flaggedId, reason: 'other cause' })] });
+  const p = byTool(bumped, 'update_address');
+  assert.is(p.rubric.causal_content_version, 2);
+  const resolved = pass(bumped, signals, { now: NOW + 8 * DAY });
+  const r = byTool(resolved, 'update_address');
+  assert.is(r.lifecycle, 'resolved');
+  const held = r.samples.filter((s) => s.kind === 'ground_truth' && s.passed && s.causal_content_version === 2);
+  assert.ok(held.length > 0 && held.every((s) => /the fix held/.test(s.rationale)), JSON.stringify(r.samples.filter((s) => s.kind === 'ground_truth')));
+});
+
 test('mark_fixed → fixed_monitoring; no recurrence for the clean period → resolved; recurrence → reopened', () => {
   const signals = world(10);
   const one = pass(null, signals);
