@@ -1,9 +1,9 @@
 import type { AgentId, Attributes, StoredType } from '../../schemas/events.js';
 import type { OtlpLogRecord } from '../otlp/types.js';
-import { coerceAttributes, fromNanos, parseTimestamp, toBoolean, toNumber } from './coerce.js';
+import { coerceAttributesInPlace, fromNanos, parseTimestamp, toBoolean, toNumber } from './coerce.js';
 import { draft, environmentOf, firstText, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { apiFacet, promptFacet, toolFacet } from './facets.js';
-import { sanitizeAttributes } from './sanitize.js';
+import { sanitizeAttributes, sanitizeAttributesInPlace } from './sanitize.js';
 
 export const AGENT_A_PREFIX = 'claude_code.';
 export const AGENT_B_PREFIX = 'codex.';
@@ -69,20 +69,19 @@ function eventTime(r: OtlpLogRecord, attrs: Attributes, fallback: Date): Date {
   return parseTimestamp(attrs['event.timestamp']) ?? fromNanos(r.timeUnixNano) ?? fromNanos(r.observedTimeUnixNano) ?? fallback;
 }
 
-/** One OTLP log record to one stored event (agents A, B, C, or generic OTLP). */
+/**
+ * One OTLP log record to one stored event (agents A, B, C, or generic OTLP). The record's
+ * attribute map is the request's own (decoded from its body): it is coerced, read for the facets,
+ * then sanitized in place into the stored attributes, rather than copied twice per event.
+ */
 export function normalizeLog(ctx: NormalizeContext, r: OtlpLogRecord, position: number): EventDraft {
   const agent = ctx.agent === 'otlp' ? detectAgent(r) : ctx.agent;
-  const attrs = coerceAttributes(r.attributes);
   const name = logName(r);
+  const attrs = coerceAttributesInPlace(r.attributes);
   const type = storedTypeOf(agent, name, attrs);
   const isA = agent === 'agent-a';
   const seq = toNumber(attrs['event.sequence']);
   const body = typeof r.body === 'string' && r.body !== name ? r.body : undefined;
-  const stored = sanitizeAttributes(attrs);
-  if (body !== undefined && !('body' in stored)) stored.body = sanitizeAttributes({ body: r.body }).body;
-  else if (r.body !== null && typeof r.body === 'object' && !('body' in stored)) stored.body = r.body;
-  if (r.severityText) stored['severity_text'] = r.severityText;
-  if (r.severityNumber) stored['severity_number'] = r.severityNumber;
   const ev = draft(
     { ...ctx, agent },
     {
@@ -97,7 +96,7 @@ export function normalizeLog(ctx: NormalizeContext, r: OtlpLogRecord, position: 
       sequence: seq !== undefined && Number.isSafeInteger(seq) && seq >= 0 ? seq : position,
       trace_id: r.traceId,
       span_id: r.spanId,
-      attributes: stored,
+      attributes: attrs,
       resource: r.ctx.resource,
       scope: r.ctx.scope,
     },
@@ -108,5 +107,11 @@ export function normalizeLog(ctx: NormalizeContext, r: OtlpLogRecord, position: 
     const api = apiFacet(agent, attrs, type === 'api_error');
     if (Object.keys(api).length) ev.api = api;
   }
+  // the facets have read the raw values: from here on `attrs` is the stored map
+  const stored = sanitizeAttributesInPlace(attrs);
+  if (body !== undefined && !('body' in stored)) stored.body = sanitizeAttributes({ body: r.body }).body;
+  else if (r.body !== null && typeof r.body === 'object' && !('body' in stored)) stored.body = r.body;
+  if (r.severityText) stored['severity_text'] = r.severityText;
+  if (r.severityNumber) stored['severity_number'] = r.severityNumber;
   return ev;
 }

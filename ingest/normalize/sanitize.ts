@@ -37,6 +37,24 @@ function sanitizeValue(key: string, v: unknown): unknown {
 }
 
 /**
+ * `sanitizeAttributes` in place, for attribute maps the request owns and reads no more: values
+ * are replaced where they change, output keys deleted (only those objects leave V8's fast mode).
+ */
+export function sanitizeAttributesInPlace(attrs: Attributes): Attributes {
+  for (const k of Object.keys(attrs)) {
+    if (OUTPUT_KEYS.has(k)) {
+      delete attrs[k];
+      continue;
+    }
+    if (k === '__proto__') continue;
+    const v = attrs[k];
+    const s = sanitizeValue(k, v);
+    if (s !== v) attrs[k] = s;
+  }
+  return attrs;
+}
+
+/**
  * The attributes as stored: tool output removed, prompt/command/error texts redacted and capped
  * with the same limits as the facets, so no secret survives in the raw attributes either.
  */

@@ -147,9 +147,28 @@ const RULES: Rule[] = [
   },
 ];
 
+/**
+ * The last texts redacted and their results: normalization redacts one text more than once (a
+ * prompt as a stored attribute and as the prompt facet, an error as attribute and tool facet),
+ * usually the same string object, so a comparison replaces a second scan.
+ */
+const RECENT = 4;
+const recentIn: string[] = new Array<string>(RECENT).fill('');
+const recentOut: string[] = new Array<string>(RECENT).fill('');
+let recentNext = 0;
+
 /** Masks secrets in `text`; returns the same string when nothing matched. */
 export function redact(text: string): string {
   if (!text) return text;
+  for (let i = 0; i < RECENT; i++) if (recentIn[i] === text) return recentOut[i]!;
+  const out = redactOnce(text);
+  recentIn[recentNext] = text;
+  recentOut[recentNext] = out;
+  recentNext = (recentNext + 1) % RECENT;
+  return out;
+}
+
+function redactOnce(text: string): string {
   let mask = triggeredRules(text);
   let out = text;
   for (let i = 0; mask !== 0 && i < RULES.length; i++) {

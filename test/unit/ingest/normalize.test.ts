@@ -5,6 +5,8 @@ import type { OtlpLogRecord } from '../../../ingest/otlp/types.js';
 import { normalizeLog } from '../../../ingest/normalize/logs.js';
 import { normalizeHook } from '../../../ingest/normalize/hooks.js';
 import type { NormalizeContext } from '../../../ingest/normalize/event.js';
+import { sanitizeAttributes, sanitizeAttributesInPlace } from '../../../ingest/normalize/sanitize.js';
+import { coerceAttributes, coerceAttributesInPlace } from '../../../ingest/normalize/coerce.js';
 
 const receiveTime = new Date('2026-01-02T03:04:05.678Z');
 const ctx = (agent: AgentId, source: NormalizeContext['source'] = 'logs'): NormalizeContext => ({ tenant: 't1', agent, source, receiveTime });
@@ -209,6 +211,22 @@ test('hook tool_output is never stored; command and error redacted and capped', 
   assert.is(Buffer.byteLength(o.event.tool!.error!), 2048);
   assert.ok(o.event.tool!.error_truncated);
   assert.equal([o.event.tool!.success, o.event.tool!.duration_ms, o.event.tool!.decision, o.event.tool!.error_type], [true, 7, 'reject', 'exit']);
+});
+
+test('in-place coercion and sanitizing store exactly what the copying versions store', () => {
+  const maps: string[] = [
+    JSON.stringify({ prompt: 'use TOKEN=abc123def456 now', output: 'big', tool_output: 'x', duration_ms: '12', success: 'true', model: 'm' }),
+    JSON.stringify({ full_command: 'export PASSWORD=hunter22', error: 'exit 1: password=Sup3rSecret', attempt: '2', nested: { a: [1, 'b'] } }),
+    '{"__proto__": {"polluted": true}, "constructor": "c", "input_tokens": "7"}',
+    '{}',
+  ];
+  for (const json of maps) {
+    const copied = sanitizeAttributes(coerceAttributes(JSON.parse(json)));
+    const inPlace = sanitizeAttributesInPlace(coerceAttributesInPlace(JSON.parse(json)));
+    assert.equal(JSON.stringify(inPlace), JSON.stringify(copied), json);
+    assert.equal(Object.getPrototypeOf(inPlace), Object.prototype);
+    assert.is(({} as Record<string, unknown>)['polluted'], undefined);
+  }
 });
 
 test.run();

@@ -49,4 +49,19 @@ test('capBytes cuts on a UTF-8 boundary and marks truncation', () => {
   assert.not.ok(p.text.includes('\ufffd'));
 });
 
+test('interleaved texts, repeated and equal-but-distinct strings, each get their own result', () => {
+  // normalization redacts the same text twice in a row; the answer must never leak across texts
+  const texts = [...secrets.slice(0, 6).map((s) => s.text), ...prose.slice(0, 6)];
+  const expected = texts.map((t) => redact(t));
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < texts.length; i++) {
+      const t = round === 1 ? ` ${texts[i]}`.slice(1) : texts[i]!; // equal content, another string
+      assert.is(redact(t), expected[i], t);
+      assert.is(redact(t), expected[i], `${t} (again)`);
+    }
+    texts.reverse();
+    expected.reverse();
+  }
+});
+
 test.run();
