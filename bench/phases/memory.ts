@@ -25,9 +25,9 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts `node bin/tracehouse.js <command>` and waits for its "ready" banner (URLs parsed from it). */
+/** Starts `node bin/tracehouse.js <command>` and waits for its "ready" banner (URLs parsed from it); ports are free ones unless `env` names them, so benches run side by side. */
 export async function startChild(command: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  const proc = spawn(process.execPath, [...nodeArgs, join(projectRoot, 'bin', 'tracehouse.js'), command], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [...nodeArgs, join(projectRoot, 'bin', 'tracehouse.js'), command], { env: { ...process.env, STREAM_PORT: '0', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command} not ready after 90 s: ${text.slice(-500)}`)), 90_000);
