@@ -123,7 +123,7 @@ export const emptyBody = { type: 'object', additionalProperties: false, properti
 
 type PathParam = { readonly description: string; readonly schema: JsonSchema };
 const tenantParam: PathParam = { description: "Workspace (tenant) ID; must be the API key's tenant (403 otherwise).", schema: { type: 'string' } };
-const problemParam: PathParam = { description: 'Problem ID (UUID); a merged-away ID folds to its survivor.', schema: { type: 'string', format: 'uuid' } };
+const problemParam: PathParam = { description: 'Problem ID (UUID); a merged-away ID folds to its survivor.', schema: { type: 'string' } };
 const fixParam: PathParam = { description: 'Fix ID (`id` of the fix object).', schema: { type: 'string' } };
 
 /**

@@ -42,7 +42,7 @@ interface Operation {
   responses?: Record<string, unknown>;
 }
 type PathItem = { servers?: Server[] } & Record<string, Operation | Server[] | undefined>;
-interface OpenApi {
+export interface OpenApi {
   info: { title: string; version: string; description?: string };
   servers?: Server[];
   tags?: Array<{ name: string; description?: string }>;
@@ -85,7 +85,7 @@ function exampleBody(s: Schema, depth = 0): unknown {
   }
 }
 
-function curlOf(base: string, path: string, method: string, op: Operation): string {
+export function curlOf(base: string, path: string, method: string, op: Operation): string {
   const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
   let url = path;
   for (const p of pathParams) url = url.replace(`{${p.name}}`, exampleValue(p));
@@ -103,6 +103,16 @@ function curlOf(base: string, path: string, method: string, op: Operation): stri
 
 /** The server an operation is relative to: its own, its path's, else the document's. */
 const serverOf = (doc: OpenApi, item: PathItem, op: Operation) => op.servers?.[0] ?? item.servers?.[0] ?? doc.servers?.[0] ?? { url: '' };
+
+/** Every operation of the document, in its order, with the server it is relative to. */
+export function operationsOf(doc: OpenApi): Array<{ path: string; method: string; op: Operation; server: Server }> {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => {
+      const op = item[method] as Operation;
+      return { path, method, op, server: serverOf(doc, item, op) };
+    }),
+  );
+}
 
 function typeOf(p: { schema?: Schema }): string {
   const s = p.schema ?? {};
@@ -130,12 +140,7 @@ export function ApiReferencePage() {
   }, []);
   if (error) return <main class="page"><ErrorBox error={error} /></main>;
   if (!doc) return <main class="page"><Loading what="the API reference" /></main>;
-  const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m]).map((method) => {
-      const op = item[method] as Operation;
-      return { path, method, op, server: serverOf(doc, item, op) };
-    }),
-  );
+  const ops = operationsOf(doc);
   const servers = [...new Map(ops.map((o) => [o.server.url, o.server])).values()];
   const tags = [...new Set(ops.map((o) => o.op.tags?.[0] ?? 'other'))];
   const tagInfo = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
