@@ -46,7 +46,7 @@ export const fixQueueQuery = {
   additionalProperties: false,
   properties: {
     status: { type: 'string', enum: FIX_STATUSES, description: 'Only fixes in this status; an unknown status gives 400.' },
-    limit: { type: 'integer', minimum: 1, maximum: FIX_QUEUE_MAX_LIMIT, default: FIX_QUEUE_DEFAULT_LIMIT, description: `1–${FIX_QUEUE_MAX_LIMIT}, default ${FIX_QUEUE_DEFAULT_LIMIT}.` },
+    limit: { type: 'integer', minimum: 1, maximum: FIX_QUEUE_MAX_LIMIT, default: FIX_QUEUE_DEFAULT_LIMIT, description: `1–${FIX_QUEUE_MAX_LIMIT}, default ${FIX_QUEUE_DEFAULT_LIMIT}; outside the range gives 400 (not clamped).` },
     cursor: { type: 'string', maxLength: 2048, description: 'Opaque: the `next_cursor` of the previous page, unchanged.' },
   },
 } as const;
@@ -124,7 +124,7 @@ export const emptyBody = { type: 'object', additionalProperties: false, properti
 type PathParam = { readonly description: string; readonly schema: JsonSchema };
 const tenantParam: PathParam = { description: "Workspace (tenant) ID; must be the API key's tenant (403 otherwise).", schema: { type: 'string' } };
 const problemParam: PathParam = { description: 'Problem ID (UUID); a merged-away ID folds to its survivor.', schema: { type: 'string' } };
-const fixParam: PathParam = { description: 'Fix ID (`id` of the fix object).', schema: { type: 'string' } };
+const fixParam: PathParam = { description: 'Fix ID (`id` of the fix object), or its short reference or magic word `SVC-FIX-<SHORTREF>`.', schema: { type: 'string' } };
 
 /**
  * One fix route. `path` is in OpenAPI form relative to FIX_API_BASE; `access` says who may call
