@@ -10,10 +10,9 @@ import { BadRequestError, ForbiddenError, PayloadTooLargeError } from '../../cor
 import type { KeyStore, Principal } from '../../core/keys.js';
 import { WebhookSignatureError, webhookUnconfigured } from '../../fixes/errors.js';
 import type { FixPipeline } from '../../fixes/pipeline.js';
-import type { PromptEntryInput, PromptRegistry } from '../../fixes/prompts.js';
-import type { FixStatus } from '../../fixes/types.js';
+import type { PromptRegistry } from '../../fixes/prompts.js';
 import { FIX_BODY_MAX_BYTES, FIX_ROUTES, WEBHOOK_BODY_MAX_BYTES, type FixOperationId, type FixRouteSpec } from '../../schemas/api/fixes.js';
-import type { SubmitChannel } from '../../schemas/api/fix-values.js';
+import type { Infer } from '../../schemas/api/infer.js';
 import type { CursorCodec } from '../pagination.js';
 import { compileBody, compileQuery, type RawQuery } from '../params.js';
 import { koaPath } from './define.js';
@@ -60,11 +59,14 @@ export async function authorizeTenant(keys: KeyStore, ctx: AppContext, tenant: s
 
 const actorOf = (p: Principal) => `key:${p.keyId}`;
 
-interface FixInput {
+type RouteOf<Id extends FixOperationId> = Extract<(typeof FIX_ROUTES)[number], { operationId: Id }>;
+
+/** What a handler gets: the query and body already validated against the route's schemas (typed by them). */
+interface FixInput<Id extends FixOperationId> {
   params: Record<string, string>;
-  query: any;
-  body: any;
-  /** Who called (absent for the signed webhook). */
+  query: RouteOf<Id> extends { query: infer Q } ? Infer<Q> : undefined;
+  body: RouteOf<Id> extends { body: infer B } ? Infer<B> : undefined;
+  /** Who called (empty for the signed webhook). */
   actor: string;
   ctx: AppContext;
 }
@@ -76,11 +78,10 @@ interface FixInput {
  */
 export function mountFixRoutes(router: Router<RequestState>, deps: FixRouteDeps): void {
   const { pipeline } = deps;
-  const handlers: Record<FixOperationId, (input: FixInput) => Promise<unknown>> = {
+  const handlers: { [Id in FixOperationId]: (input: FixInput<Id>) => Promise<unknown> } = {
     fixDraft: ({ params, body, actor }) => pipeline.draft(params.tenantId!, params.problemId!, body, actor),
     fixesOfProblem: async ({ params }) => ({ fixes: await pipeline.listForProblem(params.tenantId!, params.problemId!) }),
-    fixQueue: async ({ params, query }) => {
-      const q = query as { status?: FixStatus; limit: number; cursor?: string };
+    fixQueue: async ({ params, query: q }) => {
       const scope = `fixes:${params.tenantId}:${q.status ?? ''}`;
       const offset = q.cursor ? deps.cursors.decode<{ o: number }>(scope, q.cursor).o : 0;
       if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('invalid cursor', { code: 'invalid_cursor' });
@@ -97,17 +98,14 @@ export function mountFixRoutes(router: Router<RequestState>, deps: FixRouteDeps)
       const r = await pipeline.verify(params.tenantId!, params.fixId!, body, actor);
       return { gateRunId: r.gateRunId };
     },
-    fixSubmit: async ({ params, body, actor }) => {
-      const b = body as { channel: SubmitChannel; localRef?: string };
+    fixSubmit: async ({ params, body: b, actor }) => {
       if (b.channel === 'local_ref' && !b.localRef) throw new BadRequestError('localRef is required with channel local_ref', { details: ['body/localRef is required with channel local_ref'] });
       const f = await pipeline.submit(params.tenantId!, params.fixId!, b, actor);
       return { status: f.status, prUrl: f.prUrl, prBranch: f.prBranch };
     },
-    fixDismiss: ({ params, body, actor }) => pipeline.dismiss(params.tenantId!, params.fixId!, (body as { reason: string }).reason, actor),
-    promptSync: ({ params, body }) => {
-      const b = body as { prompts: PromptEntryInput[]; dryRun: boolean; sourceCommit?: string };
-      return deps.prompts.sync(params.tenantId!, b.prompts, { dryRun: b.dryRun, ...(b.sourceCommit !== undefined ? { sourceCommit: b.sourceCommit } : {}) });
-    },
+    fixDismiss: ({ params, body, actor }) => pipeline.dismiss(params.tenantId!, params.fixId!, body.reason, actor),
+    promptSync: ({ params, body: b }) =>
+      deps.prompts.sync(params.tenantId!, b.prompts, { dryRun: b.dryRun, ...(b.sourceCommit !== undefined ? { sourceCommit: b.sourceCommit } : {}) }),
     // merge notification of the code-hosting integration (GitHub `pull_request` event, signed)
     codeHostWebhook: async ({ ctx }) => {
       if (!deps.webhookSecret) throw webhookUnconfigured();
@@ -127,7 +125,7 @@ export function mountFixRoutes(router: Router<RequestState>, deps: FixRouteDeps)
   };
 
   for (const route of FIX_ROUTES as readonly FixRouteSpec[]) {
-    const handler = handlers[route.operationId as FixOperationId];
+    const handler = handlers[route.operationId as FixOperationId] as (input: FixInput<FixOperationId>) => Promise<unknown>;
     const parseQuery = route.query ? compileQuery<unknown>(route.query) : undefined;
     const parseBody = route.body && route.access !== 'signature' ? compileBody<unknown>(route.body) : undefined;
     router[route.method](route.operationId, koaPath(route.path), async (ctx) => {
@@ -136,7 +134,7 @@ export function mountFixRoutes(router: Router<RequestState>, deps: FixRouteDeps)
       if (route.access !== 'signature') actor = actorOf(await authorizeTenant(deps.keys, ctx, params.tenantId!, route.access === 'admin'));
       const query = parseQuery ? parseQuery(ctx.query as RawQuery) : undefined;
       const body = parseBody ? parseBody(await readBody(ctx, route.maxBodyBytes ?? FIX_BODY_MAX_BYTES)) : undefined;
-      ctx.body = await handler({ params, query, body, actor, ctx });
+      ctx.body = await handler({ params, query, body, actor, ctx } as FixInput<FixOperationId>);
       ctx.status = route.status;
     });
   }
