@@ -147,6 +147,29 @@ export function defineError<A extends unknown[]>(code: string, status: number, n
   return Defined;
 }
 
+/** A 503 factory made by `defineUnavailable`: the detail overrides the default message. */
+export interface DefinedUnavailable {
+  (detail?: string): UnavailableError;
+  readonly code: string;
+  readonly status: 503;
+}
+
+/**
+ * Declares a 503 code (a dependency that cannot take the work now) in the same registry as
+ * `defineError`; the factory returns an `UnavailableError` carrying the code and its Retry-After.
+ */
+export function defineUnavailable(code: string, retryAfterSeconds: number, defaultMessage: string, description: string): DefinedUnavailable {
+  if (REGISTRY.has(code)) throw new Error(`error code "${code}" is defined twice`);
+  REGISTRY.set(code, { code, status: 503, description });
+  const make = (detail?: string) => new UnavailableError(detail ?? defaultMessage, retryAfterSeconds, { code });
+  return Object.assign(make, { code, status: 503 as const });
+}
+
+/** Looks a code up in the registry (undefined when no module declared it). */
+export function errorCode(code: string): ErrorCodeInfo | undefined {
+  return REGISTRY.get(code);
+}
+
 /** Attaches `cause` to an error and returns it (for classes made by `defineError`). */
 export function withCause<E extends Error>(err: E, cause: unknown): E {
   Object.defineProperty(err, 'cause', { value: cause, enumerable: false, writable: true, configurable: true });

@@ -1,9 +1,9 @@
 /**
  * Error codes of the fix pipeline (registry: core/errors.ts `defineError`); statuses follow
- * spec/fix-pipeline.md "Errors". 503s use core `UnavailableError` with their own code so they carry
+ * spec/fix-pipeline.md "Errors". 503s are declared with `defineUnavailable` so they carry
  * Retry-After.
  */
-import { defineError, UnavailableError } from '../core/errors.js';
+import { defineError, defineUnavailable } from '../core/errors.js';
 
 export const InvalidProblemIdError = defineError('invalid_problem_id', 400, 'InvalidProblemIdError', (id: string) => `problem id "${id.slice(0, 80)}" is not a UUID`, 'problem id in a fix route that is not a UUID');
 /** 404 for an unknown problem: the problems engine's own code (`problem_not_found`). */
@@ -21,8 +21,12 @@ export const FixDeliveryInvalidError = defineError('fix_delivery_invalid', 400, 
 export const FixCandidateInvalidError = defineError('fix_candidate_invalid', 400, 'FixCandidateInvalidError', (detail: string) => detail, 'a fix action that needs a candidate the fix does not have');
 export const WebhookSignatureError = defineError('webhook_signature', 401, 'WebhookSignatureError', (detail: string) => detail, 'merge notification without a valid HMAC signature');
 
-export const replayUnavailable = (detail = 'no replay worker answers (start one with `tracehouse replay-worker`)') =>
-  new UnavailableError(detail, 5, { code: 'replay_unavailable' });
-export const codeHostUnavailable = (detail = 'the code-hosting integration is not configured (FIX_GITHUB_TOKEN, FIX_GITHUB_REPO)') =>
-  new UnavailableError(detail, 30, { code: 'code_host_unavailable' });
-export const proposerUnavailable = (detail: string) => new UnavailableError(detail, 10, { code: 'proposer_unavailable' });
+export const replayUnavailable = defineUnavailable('replay_unavailable', 5, 'no replay worker answers (start one with `tracehouse replay-worker`)', 'no replay worker answers the gate or replay request');
+export const codeHostUnavailable = defineUnavailable(
+  'code_host_unavailable',
+  30,
+  'the code-hosting integration is not configured (FIX_GITHUB_TOKEN, FIX_GITHUB_REPO)',
+  'the code-hosting integration is unconfigured, refused or failed',
+);
+export const proposerUnavailable = defineUnavailable('proposer_unavailable', 10, 'the proposer model endpoint did not answer', 'the proposer model endpoint did not answer usably');
+export const webhookUnconfigured = defineUnavailable('webhook_unconfigured', 60, 'the merge-notification webhook is not configured (FIX_WEBHOOK_SECRET)', 'the merge-notification webhook has no secret configured');

@@ -11,6 +11,7 @@ import { BadRequestError } from '../core/errors.js';
 import { tok, type JsonKv } from './kv-json.js';
 import { sha256 } from './prompts.js';
 import type { FixType } from './types.js';
+import type { DraftRoute } from '../schemas/api/fix-values.js';
 
 export const MAX_GRAPH_BYTES = 2_000_000;
 const CHUNK_CHARS = 400_000;
@@ -247,7 +248,7 @@ const STOP = new Set(['that', 'this', 'with', 'from', 'when', 'then', 'than', 't
  * system prompt is where behaviour is steered). `prompt` considers prompt artifacts only.
  * Returns null when nothing scores.
  */
-export function routeProblem(graph: HarnessGraph | null, ev: RouteEvidence, requested: 'auto' | 'prompt'): RouteDecision | null {
+export function routeProblem(graph: HarnessGraph | null, ev: RouteEvidence, requested: DraftRoute): RouteDecision | null {
   if (!graph) return null;
   const problemWords = words(ev.text);
   const totalFailures = Object.values(ev.failingTools).reduce((a, b) => a + b, 0);

@@ -6,8 +6,9 @@
  */
 import { fixBranch, magicWord } from './short-ref.js';
 import type { StoredFix } from './types.js';
+import { PACKET_KIND } from '../schemas/api/fix-values.js';
 
-export const PACKET_KIND = 'tracehouse.fix_packet.v1';
+export { PACKET_KIND };
 export const UNTRUSTED_OPEN = '<untrusted-data>';
 export const UNTRUSTED_CLOSE = '</untrusted-data>';
 const MAX_UNTRUSTED_CHARS = 600;

@@ -32,6 +32,7 @@ import type { ReplayCase } from './replay-protocol.js';
 import type { ReplayService, RunStatus } from './replay.js';
 import { findShortRefs, fixBranch, isShortRef, magicWord, newShortRef } from './short-ref.js';
 import type { FixEntry, FixStore } from './store.js';
+import { CANDIDATE_MIN_CHARS, type DraftRoute, type MergeOutcome, type SubmitChannel } from '../schemas/api/fix-values.js';
 import { ACTIVE_STATUSES, FIX_STATUSES, UNDISMISSABLE, publicFix, type Fix, type FixStatus, type GateResult, type StoredFix } from './types.js';
 import { verdictOf } from './verdict.js';
 
@@ -76,16 +77,16 @@ export interface MergeNotification {
 }
 
 export interface FixPipeline {
-  draft(tenant: string, problemId: string, input: { fixType: 'auto' | 'prompt' }, actor: string): Promise<Fix>;
+  draft(tenant: string, problemId: string, input: { fixType: DraftRoute }, actor: string): Promise<Fix>;
   get(tenant: string, fixId: string): Promise<Fix>;
   listForProblem(tenant: string, problemId: string): Promise<Fix[]>;
   queue(tenant: string, input: { status?: FixStatus; limit: number; offset: number }): Promise<{ fixes: Fix[]; hasMore: boolean }>;
   advance(tenant: string, fixId: string, actor: string): Promise<Fix>;
   verify(tenant: string, fixId: string, input: { candidateContent?: string }, actor: string): Promise<{ gateRunId: string; fix: Fix }>;
-  submit(tenant: string, fixId: string, input: { channel: 'pr' | 'local_ref'; localRef?: string }, actor: string): Promise<Fix>;
+  submit(tenant: string, fixId: string, input: { channel: SubmitChannel; localRef?: string }, actor: string): Promise<Fix>;
   dismiss(tenant: string, fixId: string, reason: string, actor: string): Promise<Fix>;
   markApplied(tenant: string, fixId: string, note: string | undefined, actor: string): Promise<{ fix: Fix; duplicate: boolean; feedbackId: string | null; warning?: string }>;
-  onMerge(n: MergeNotification): Promise<Array<{ fix_id: string; short_ref: string; status: FixStatus; feedback_id: string | null; duplicate: boolean; outcome: 'shipped' | 'converged' | 'ignored' }>>;
+  onMerge(n: MergeNotification): Promise<Array<{ fix_id: string; short_ref: string; status: FixStatus; feedback_id: string | null; duplicate: boolean; outcome: MergeOutcome }>>;
   packet(tenant: string, fixId: string): Promise<FixPacket>;
   checkout(tenant: string, fixId: string): Promise<{ fix: Fix; targetPath: string | null; candidateText: string; branch: string; magicWord: string; candidateVersionId: string }>;
   draftBatch(tenant: string, limit: number, actor: string): Promise<{ drafted: Fix[]; skipped: Array<{ problem_id: string; reason: string }>; scanned: number }>;
@@ -487,7 +488,7 @@ export function createFixPipeline(deps: FixPipelineDeps): FixPipeline {
       let candidate: { content: string; versionId: string };
       let candidateRef = f.candidateRef;
       if (candidateContent !== undefined) {
-        if (candidateContent.trim().length < 40) throw new BadRequestError('candidateContent must be at least 40 characters');
+        if (candidateContent.trim().length < CANDIDATE_MIN_CHARS) throw new BadRequestError(`candidateContent must be at least ${CANDIDATE_MIN_CHARS} characters`);
         candidate = { content: candidateContent, versionId: '' };
         candidateRef = { promptVersionId: '', contentSha256: sha256(candidateContent) };
       } else candidate = await candidateOf(f);

@@ -9,6 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError } from '../core/errors.js';
 import { tok, type JsonKv } from './kv-json.js';
+import type { PromptSyncAction } from '../schemas/api/fix-values.js';
 
 export const PROMPT_LABELS = ['dev', 'staging', 'prod'] as const;
 export type PromptLabel = (typeof PROMPT_LABELS)[number];
@@ -58,7 +59,7 @@ export const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').dige
 
 export interface SyncResult {
   dryRun: boolean;
-  prompts: Array<{ key: string; promptId: string | null; contentHash: string; versionId: string | null; action: 'created' | 'updated' | 'unchanged' }>;
+  prompts: Array<{ key: string; promptId: string | null; contentHash: string; versionId: string | null; action: PromptSyncAction }>;
   removed: string[];
 }
 

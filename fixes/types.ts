@@ -2,11 +2,8 @@
  * The fix object of spec/fix-pipeline.md (camelCase on the wire) and the values it takes.
  * The live object is stored in the th_fixes KV bucket; its transitions in ClickHouse fix_history.
  */
-export { FIX_STATUSES, FIX_TYPES } from '../schemas/api/fixes.js';
-import { FIX_STATUSES, FIX_TYPES } from '../schemas/api/fixes.js';
-export type FixStatus = (typeof FIX_STATUSES)[number];
-
-export type FixType = (typeof FIX_TYPES)[number];
+export { FIX_STATUSES, FIX_TYPES, type FixStatus, type FixType } from '../schemas/api/fix-values.js';
+import type { DeliveryChannel, DraftRoute, FixStatus, FixType, GateVerdict } from '../schemas/api/fix-values.js';
 
 /**
  * Statuses in which a fix still occupies its problem: drafting again returns it. A fix that ended
@@ -43,7 +40,7 @@ export interface GateResult {
   holdout: GateArmScore & { wins: number; losses: number };
   noiseFloor: number;
   abstained: number;
-  verdict: 'pass' | 'fail' | 'inconclusive';
+  verdict: GateVerdict;
   reason: string;
 }
 
@@ -83,7 +80,7 @@ export interface Fix {
   gateRunId: string | null;
   controlRunId: string | null;
   gateResult: GateResult | null;
-  deliveryChannel: 'pr' | 'local' | null;
+  deliveryChannel: DeliveryChannel | null;
   prUrl: string | null;
   prBranch: string | null;
   fixRef: FixRef | null;
@@ -95,7 +92,7 @@ export interface Fix {
 /** What the KV record holds beyond the public object (never sent to clients). */
 export interface StoredFix extends Fix {
   /** The route the draft asked for: `auto` (from evidence) or `prompt` (prompt route only). */
-  requestedRoute: 'auto' | 'prompt';
+  requestedRoute: DraftRoute;
   /** An advance step in progress: who claimed it and when (optimistic claim, stale after a while). */
   claim: { id: string; at: string } | null;
   /** When the fix reached SHIPPED (start of the monitoring window). */

@@ -19,6 +19,7 @@ import { PROMPT_LABELS, sha256, type PromptEntryInput } from '../fixes/prompts.j
 import type { ReplayCase } from '../fixes/replay-protocol.js';
 import type { RunStatus } from '../fixes/replay.js';
 import { FIX_STATUSES, type Fix, type FixStatus } from '../fixes/types.js';
+import { CANDIDATE_MAX_CHARS, CANDIDATE_MIN_CHARS, DRAFT_ROUTES, FIX_QUEUE_DEFAULT_LIMIT, FIX_QUEUE_MAX_LIMIT, SUBMIT_CHANNELS } from '../schemas/api/fix-values.js';
 import { MCP_ACTOR } from '../fixes/pipeline.js';
 
 export interface ToolContext {
@@ -604,7 +605,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   tool(
     'fixes',
     { title: 'Fix queue', description: 'Ranked fix queue page (problem rank descending, then recency).', write: false },
-    { status: z.enum(FIX_STATUSES).optional(), limit: z.number().int().min(1).max(100).default(25), cursor: z.string().optional(), tenant_id: tenantId },
+    { status: z.enum(FIX_STATUSES).optional(), limit: z.number().int().min(1).max(FIX_QUEUE_MAX_LIMIT).default(FIX_QUEUE_DEFAULT_LIMIT), cursor: z.string().optional(), tenant_id: tenantId },
     async (a, p) => {
       const scope = `mcp-fixes:${p.tenant}:${a.status ?? ''}`;
       const offset = a.cursor ? ctx.cursors.decode<{ o: number }>(scope, a.cursor).o : 0;
@@ -672,7 +673,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   tool(
     'fix_start',
     { title: 'Start a fix', description: 'Drafts a fix for a problem (an active fix is returned instead); wait=true drives it.', write: true },
-    { problem_id: z.string().min(1), type: z.enum(['auto', 'prompt']).default('auto'), wait: z.boolean().default(false), max_wait_seconds: waitSeconds(120), poll_interval_seconds: pollSeconds(5), tenant_id: tenantId },
+    { problem_id: z.string().min(1), type: z.enum(DRAFT_ROUTES).default('auto'), wait: z.boolean().default(false), max_wait_seconds: waitSeconds(120), poll_interval_seconds: pollSeconds(5), tenant_id: tenantId },
     async (a, p) => {
       const f = await services.pipeline.draft(p.tenant, a.problem_id, { fixType: a.type }, actor(p));
       if (!a.wait) return ok({ fix: f, next_steps: nextSteps(f) });
@@ -697,9 +698,9 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       fix_id: z.string().min(1),
       candidate_content: z
         .string()
-        .min(40)
-        .max(200_000)
-        .refine((s) => s.trim().length >= 40, { message: 'candidate_content must be at least 40 characters after trimming' })
+        .min(CANDIDATE_MIN_CHARS)
+        .max(CANDIDATE_MAX_CHARS)
+        .refine((s) => s.trim().length >= CANDIDATE_MIN_CHARS, { message: `candidate_content must be at least ${CANDIDATE_MIN_CHARS} characters after trimming` })
         .optional(),
       wait: z.boolean().default(true),
       max_wait_seconds: waitSeconds(120),
@@ -733,7 +734,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   tool(
     'fix_submit',
     { title: 'Deliver a verified fix', description: 'channel pr opens a draft PR on svc/fix/<shortref>; channel local_ref records your branch (local_ref required with it, forbidden with pr). Sent once, never retried.', write: true },
-    { fix_id: z.string().min(1), channel: z.enum(['pr', 'local_ref']), local_ref: z.string().min(1).max(255).optional(), tenant_id: tenantId },
+    { fix_id: z.string().min(1), channel: z.enum(SUBMIT_CHANNELS), local_ref: z.string().min(1).max(255).optional(), tenant_id: tenantId },
     async (a, p) => {
       if (a.channel === 'local_ref' && !a.local_ref) throw new BadRequestError('local_ref is required with channel local_ref');
       if (a.channel === 'pr' && a.local_ref !== undefined) throw new BadRequestError('local_ref is not allowed with channel pr');

@@ -7,7 +7,8 @@ import type { Bus } from '../core/nats.js';
 import type { KeyStore } from '../core/keys.js';
 import { createHttpApp, type RequestState } from '../core/http.js';
 import { NotFoundError } from '../core/errors.js';
-import { ENDPOINTS } from '../schemas/api/index.js';
+import { DATA_API_BASE, ENDPOINTS } from '../schemas/api/index.js';
+import { FIX_API_BASE, FIX_ROUTES } from '../schemas/api/fixes.js';
 import { openapiDocument, whoami } from '../schemas/api/overview.js';
 import { createCursorCodec } from './pagination.js';
 import { buildOpenApi } from './openapi.js';
@@ -46,7 +47,7 @@ export interface QueryDeps {
   dashboardDir?: string;
 }
 
-export const DATA_API_PREFIX = '/api/v1/data';
+export const DATA_API_PREFIX = DATA_API_BASE;
 const OPENAPI_VERSION = '1.0.0';
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable' };
 
@@ -64,20 +65,14 @@ export function createQueryApp(deps: QueryDeps) {
       message: Array.isArray(err.details) && err.details.length ? err.details : err.expose ? err.message : 'internal error',
     }),
   });
-  const router = createDataRouter(deps);
+  const document = serviceOpenApi(deps);
+  const router = createDataRouter(deps, document);
   // the analyst dashboard and the key-less /openapi.json on the same origin (query/dashboard.ts)
-  app.use(dashboardMiddleware({ ingestPort: deps.config.http.ingestPort, openapi: buildOpenApi(ENDPOINTS, OPENAPI_VERSION), dir: deps.dashboardDir }));
+  app.use(dashboardMiddleware({ ingestPort: deps.config.http.ingestPort, openapi: document, dir: deps.dashboardDir }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   if (deps.fixes) {
-    const fixRouter = new Router<RequestState>({ prefix: '/api' });
-    mountFixRoutes(fixRouter, {
-      keys: deps.keys,
-      pipeline: deps.fixes.pipeline,
-      prompts: deps.fixes.prompts,
-      cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
-      webhookSecret: deps.fixes.config.webhookSecret,
-    });
+    const fixRouter = createFixRouter(deps, deps.fixes);
     app.use(fixRouter.routes());
     app.use(fixRouter.allowedMethods());
     const mcpRouter = new Router<RequestState>();
@@ -95,8 +90,26 @@ export function createQueryApp(deps: QueryDeps) {
   return app;
 }
 
+/** The OpenAPI document of what this app serves: the data API, and the fix routes when the fix domain is given. */
+export function serviceOpenApi(deps: Pick<QueryDeps, 'fixes'>): Record<string, unknown> {
+  return buildOpenApi(ENDPOINTS, deps.fixes ? FIX_ROUTES : [], OPENAPI_VERSION);
+}
+
+/** Every fix route under /api (FIX_ROUTES; exported so tests can compare it with the OpenAPI document). */
+export function createFixRouter(deps: QueryDeps, fixes: FixServices): Router<RequestState> {
+  const router = new Router<RequestState>({ prefix: FIX_API_BASE });
+  mountFixRoutes(router, {
+    keys: deps.keys,
+    pipeline: fixes.pipeline,
+    prompts: fixes.prompts,
+    cursors: createCursorCodec(deps.cursorSecret || deps.config.secret || 'tracehouse-unset-secret'),
+    webhookSecret: fixes.config.webhookSecret,
+  });
+  return router;
+}
+
 /** Every data-API route under /api/v1/data (exported so tests can compare it with the OpenAPI document). */
-export function createDataRouter(deps: QueryDeps): Router<RequestState> {
+export function createDataRouter(deps: QueryDeps, document = serviceOpenApi(deps)): Router<RequestState> {
   const routeDeps: RouteDeps = {
     store: deps.store,
     keys: deps.keys,
@@ -116,7 +129,6 @@ export function createDataRouter(deps: QueryDeps): Router<RequestState> {
   mountWorldState(router, routeDeps);
   mountProblems(router, routeDeps);
   defineRoute(router, deps.keys, whoami, async ({ principal }) => ({ tenant: principal.tenant, role: principal.role, scopes: principal.scopes }));
-  const document = buildOpenApi(ENDPOINTS, OPENAPI_VERSION);
   defineRoute(router, deps.keys, openapiDocument, async () => document);
   // unknown paths under the prefix: JSON 404 (after the key check, so paths are not probed anonymously)
   router.all('unmatched', '/{*rest}', async (ctx) => {

@@ -173,7 +173,7 @@ export function IngestHelp() {
       <CopyBlock text={cmd} />
       <p class="muted">
         OpenTelemetry exporters can point at <code>{ingestOrigin()}/v1/traces</code> and <code>/v1/logs</code>. The{' '}
-        <a href="/api">API reference</a> lists every read endpoint.
+        <a href="/api">API reference</a> lists every endpoint: the data API and the fix routes.
       </p>
     </div>
   );

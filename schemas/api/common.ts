@@ -9,6 +9,9 @@
  */
 export type JsonSchema = Record<string, unknown>;
 
+/** Where the data API is mounted; endpoint paths are relative to it. */
+export const DATA_API_BASE = '/api/v1/data';
+
 export const X_CLAMP = 'x-clamp';
 
 export const TIME_RANGES = ['all', '1h', '24h', '3d', '7d', '30d', '90d'] as const;

@@ -5,14 +5,19 @@ import { api, enc, qs, useApi, type ApiError, type Principal } from '../api';
 import { Link, setQuery, useLocation } from '../router';
 import { Async, Empty, ErrorBox, fmtInt, fmtScore, fmtTime, Select, truncate } from '../ui';
 
-export const FIX_STATUSES = ['DRAFT', 'SCOPING', 'NO_EVIDENCE', 'BLOCKED_COVERAGE', 'UNROUTED', 'PROPOSING', 'NO_HEADROOM', 'PROPOSED', 'GATING', 'GATE_FAILED', 'GATE_INCONCLUSIVE', 'VERIFIED', 'PR_OPEN', 'APPLIED_LOCALLY', 'HANDED_OFF', 'SHIPPED', 'CONFIRMING', 'HELD', 'REGRESSED', 'REJECTED', 'SUPERSEDED', 'ABANDONED'] as const;
+// the statuses and channels are the server's own lists (schemas/api/fix-values.ts has no imports)
+import { FIX_STATUSES, SUBMIT_CHANNELS, type GateVerdict, type SubmitChannel } from '../../../schemas/api/fix-values';
+
+export { FIX_STATUSES };
+
+const CHANNEL_LABELS: Record<SubmitChannel, string> = { pr: 'pull request', local_ref: 'local reference' };
 
 interface GateResult {
   repair: { baseline: number; candidate: number; n: number };
   holdout: { baseline: number; candidate: number; n: number; wins: number; losses: number };
   noiseFloor: number;
   abstained: number;
-  verdict: 'pass' | 'fail' | 'inconclusive';
+  verdict: GateVerdict;
   reason: string;
 }
 interface Fix {
@@ -151,7 +156,7 @@ export function FixesPage({ principal }: { principal: Principal | null }) {
 }
 
 function FixActions({ base, fix, onDone }: { base: string; fix: Fix; onDone: () => void }) {
-  const [channel, setChannel] = useState<'pr' | 'local_ref'>('pr');
+  const [channel, setChannel] = useState<SubmitChannel>('pr');
   const [localRef, setLocalRef] = useState('');
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -189,7 +194,7 @@ function FixActions({ base, fix, onDone }: { base: string; fix: Fix; onDone: () 
           void run('submit', channel === 'local_ref' ? { channel, localRef: localRef.trim() } : { channel });
         }}
       >
-        <Select name="channel" label="Deliver as" value={channel} options={[{ value: 'pr', label: 'pull request' }, { value: 'local_ref', label: 'local reference' }]} onChange={setChannel} />
+        <Select name="channel" label="Deliver as" value={channel} options={SUBMIT_CHANNELS.map((value) => ({ value, label: CHANNEL_LABELS[value] }))} onChange={setChannel} />
         {channel === 'local_ref' && (
           <label class="field">
             <span>Local reference</span>

@@ -3,8 +3,8 @@
  * /v1/ingest and analyzed by the stream role, then every page compared with what the data API
  * answers for the same key and filters (never hard-coded numbers): overview, conversation list and
  * its filters in the URL, conversation pages (timeline, emotions, contradictions, step scores,
- * world-state replay), use cases, tool failures, the API reference without a key, sign-in with a
- * wrong key, member and admin keys. Writes a 1280×800 screenshot of every page to
+ * world-state replay), use cases, tool failures, the API reference without a key (data API and fix
+ * routes, each curl against its own base URL), sign-in with a wrong key, member and admin keys. Writes a 1280×800 screenshot of every page to
  * <tmp>/tracehouse-screenshots (SCREENSHOT_DIR overrides).
  */
 import { join } from 'node:path';
@@ -128,16 +128,30 @@ test('without a key the dashboard asks for one; a wrong key shows the sign-in pa
   await ctx.close();
 });
 
-test('API reference: /openapi.json without a key, every endpoint on the page with a curl example', async () => {
+test('API reference: /openapi.json without a key, every endpoint (data API and fix routes) on the page with a curl example against its own base URL', async () => {
   const doc = await http(`${ts.queryUrl}/openapi.json`);
   assert.is(doc.status, 200);
-  const ops = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(([p, m]) => Object.keys(m).map((x) => `${x.toUpperCase()} ${p}`));
+  // each operation with the server it is relative to: its path's `servers` entry, else the document's
+  const ops = Object.entries(doc.body.paths as Record<string, Record<string, any>>).flatMap(([p, item]) =>
+    Object.keys(item)
+      .filter((m) => m !== 'servers')
+      .map((m) => ({ id: `${m.toUpperCase()} ${p}`, path: p, base: (item.servers ?? doc.body.servers)[0].url as string, keyless: Array.isArray(item[m].security) && item[m].security.length === 0 })),
+  );
+  assert.ok(ops.some((o) => o.base === '/api' && o.path.startsWith('/tenants/')), 'the document lists the fix routes');
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: ts.queryUrl });
   const page = await open(ctx, '/api');
-  assert.equal((await attrs(page, '[data-endpoint]', 'data-endpoint')).sort(), ops.sort());
-  const curls = await texts(page, '[data-endpoint] pre');
-  assert.is(curls.length, ops.length);
-  assert.ok(curls.every((c) => c.includes(`${ts.queryUrl}/api/v1/data/`) && c.includes('x-api-key')), curls[0]);
+  assert.is((await page.locator('h1').textContent())?.includes(doc.body.info.title), true);
+  assert.equal((await attrs(page, '[data-endpoint]', 'data-endpoint')).sort(), ops.map((o) => o.id).sort());
+  for (const o of ops) {
+    const card = page.locator(`[data-endpoint="${o.id}"]`);
+    assert.is(await card.getAttribute('data-base'), o.base, o.id);
+    const curl = (await card.locator('pre').textContent()) ?? '';
+    const prefix = `${ts.queryUrl}${o.base}${o.path.split('{')[0]}`;
+    assert.ok(curl.includes(`"${prefix}`), `${o.id}: ${curl}`);
+    assert.is(curl.includes('x-api-key'), !o.keyless, `${o.id}: ${curl}`);
+  }
+  // both base URLs are named at the top of the page
+  assert.equal((await attrs(page, '[data-servers] [data-server]', 'data-server')).sort(), [...new Set(ops.map((o) => o.base))].sort());
   await shot(page, 'api-reference');
   await ctx.close();
 });
