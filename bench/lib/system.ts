@@ -55,6 +55,8 @@ export async function startBenchSystem(opts: { tenants: number; env?: Record<str
     TRACEHOUSE_BOOTSTRAP_KEY: adminKey,
     TRACEHOUSE_SECRET: `bench-secret-${randomBytes(8).toString('hex')}`,
     ...opts.env,
+    // extra settings of the system under test as JSON, e.g. BENCH_SYSTEM_ENV='{"ANALYZE_DEBOUNCE_MS":"2000"}'
+    ...(JSON.parse(process.env.BENCH_SYSTEM_ENV ?? '{}') as Record<string, string>),
   };
   const config = loadConfig(env);
   const system = await startSystem(config, { log: createLogger(config.logLevel, {}, process.stderr) });
