@@ -66,6 +66,10 @@ export interface Config {
     readonly ackWaitMs: number;
     /** Quiet period before a "conversation changed" job runs. */
     readonly analyzeDebounceMs: number;
+    /** Lag of the `store` consumer above which due analyses are held (0: never held). */
+    readonly analyzeDeferLagMs: number;
+    /** Longest time a due analysis is held while the `store` consumer lags. */
+    readonly analyzeMaxDeferMs: number;
     /** Period of tenant-wide jobs. */
     readonly jobIntervalMs: number;
   };
@@ -121,6 +125,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads of the stream role' },
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
+  { name: 'ANALYZE_DEFER_LAG_MS', default: '2000', description: 'While the oldest message the store consumer holds is older than this, due analyses are held (0: never)' },
+  { name: 'ANALYZE_MAX_DEFER_MS', default: '30000', description: 'Longest time a due analysis is held while the store consumer lags (bounded staleness)' },
   { name: 'JOB_INTERVAL_MS', default: '60000', description: 'Period of tenant-wide jobs' },
   { name: 'FIX_MAGIC_PREFIX', default: 'SVC-FIX-', description: 'Prefix of the fix magic word in pull requests (SVC-FIX-<SHORTREF>)' },
   { name: 'FIX_PUBLIC_URL', default: '', description: 'Base URL of the query service written into fix packets (evidence links)' },
@@ -222,6 +228,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       workerThreads: int('STREAM_WORKER_THREADS', 1, 1, 64),
       ackWaitMs: int('STREAM_ACK_WAIT_MS', 3000, 1000, 3_600_000),
       analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),
+      analyzeDeferLagMs: int('ANALYZE_DEFER_LAG_MS', 2000, 0, 3_600_000),
+      analyzeMaxDeferMs: int('ANALYZE_MAX_DEFER_MS', 30_000, 0, 3_600_000),
       jobIntervalMs: int('JOB_INTERVAL_MS', 60_000, 100, 86_400_000),
     },
     fixes: {

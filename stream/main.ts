@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { Runtime, RoleHandle } from '../core/runtime.js';
+import { ANALYZE_ACK_WAIT_MS } from '../core/nats.js';
 import { CONSUMERS, KV_BUCKETS, STREAMS } from '../schemas/subjects.js';
 import type { DecodeResult } from './batch.js';
 import { streamMetrics } from './metrics.js';
@@ -29,6 +30,8 @@ export interface StreamOptions {
   paused?: boolean;
   /** Replaces the Piscina decoder (fault injection). */
   wrapDecoder?: (decoder: Decoder) => Decoder;
+  /** Wraps the lag of the store consumer the analysis deferral reads (fault injection: a lag that never clears). */
+  wrapLag?: (lagMs: () => number) => () => number;
   /** Time transient insert errors are retried before the batch is redelivered. Default 60 s. */
   retryDeadlineMs?: number;
 }
@@ -107,6 +110,11 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     store: opts.wrapAnalysisStore ? opts.wrapAnalysisStore(rt.store) : rt.store,
     work: opts.wrapWork ? opts.wrapWork(poolWork) : poolWork,
     maxDeliver: cfg.maxDeliver,
+    // analyses wait while the store path lags (docs/stream.md "Analysis under load")
+    lagMs: (opts.wrapLag ?? ((f) => f))(() => store?.backlog().lagMs ?? 0),
+    deferLagMs: cfg.analyzeDeferLagMs,
+    maxDeferMs: cfg.analyzeMaxDeferMs,
+    heartbeatMs: Math.floor(Math.max(cfg.ackWaitMs, ANALYZE_ACK_WAIT_MS) / 3),
     metrics,
     log,
   });

@@ -21,6 +21,9 @@ export interface StreamMetrics {
   analyzeJobs: Counter;
   analyzerRuns: Counter;
   analyzeBatch: Histogram;
+  analyzeHeld: Gauge;
+  analyzeDeferred: Counter;
+  analyzeMaxDeferral: Gauge;
   leaseRuns: Counter;
 }
 
@@ -52,6 +55,9 @@ export function streamMetrics(m: Metrics): StreamMetrics {
     analyzeJobs: m.counter('stream_analyze_jobs_total', 'Conversation-changed jobs, by outcome'),
     analyzerRuns: m.counter('stream_analyzer_runs_total', 'Analyzer runs, by analyzer and outcome'),
     analyzeBatch: m.histogram('stream_analyze_batch_conversations', 'Conversations analyzed per batch (one query per tenant)', SIZE_BUCKETS),
+    analyzeHeld: m.gauge('stream_analyze_held_jobs', 'Analysis jobs due and not yet run: held while the store consumer lags (ANALYZE_DEFER_LAG_MS)'),
+    analyzeDeferred: m.counter('stream_analyze_deferred_jobs_total', 'Analysis jobs held past their due time because the store consumer lagged'),
+    analyzeMaxDeferral: m.gauge('stream_analyze_max_deferral_seconds', 'Longest time an analysis job ran past its due time after a deferral, since start (bounded by ANALYZE_MAX_DEFER_MS)'),
     leaseRuns: m.counter('stream_tenant_job_runs_total', 'Scheduled tenant-wide job runs under the lease, by job and outcome'),
   };
   cache.set(m, s);

@@ -39,8 +39,21 @@ export interface ConsumerOptions {
   log: Logger;
 }
 
+export interface Backlog {
+  /** Messages held: received and not yet acked, nakked or dead-lettered. */
+  messages: number;
+  /**
+   * Age (ms) of the oldest held message since JetStream stored it (0 when none is held): how far
+   * behind the consumer is. While it drains a backlog this is the backlog's age; caught up, it is
+   * the time one message takes through decoding, the sink's buffer and the insert.
+   */
+  lagMs: number;
+}
+
 export interface RunningConsumer {
   readonly inFlight: number;
+  /** How far behind the consumer is now (cheap: the analyze consumer asks before each batch). */
+  backlog(): Backlog;
   /** Stops pulling; resolves once every held message reached the sink or the DLQ. */
   stop(): Promise<void>;
   /** Resolves once every held message is acked, nakked or dead-lettered (after the sink's flush); stops the heartbeats. */
@@ -174,6 +187,11 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
   return {
     get inFlight() {
       return inFlight;
+    },
+    backlog() {
+      // held in delivery order: the first is the oldest (a redelivery of an older one may come later)
+      for (const m of held) return { messages: held.size, lagMs: Math.max(0, Date.now() - m.info.timestampNanos / 1e6) };
+      return { messages: 0, lagMs: 0 };
     },
     async stop() {
       stopping = true;

@@ -1,6 +1,6 @@
 /**
  * The `analyze` consumer: analyzes the conversations of "conversation changed" jobs once their
- * debounce windows have closed, in batches. Jobs are pulled continuously into a bounded queue; one
+ * debounce windows have closed, in batches. Jobs are pulled continuously into a bounded set; one
  * runner waits for the earliest due time, takes every job due by then (up to `maxBatch`), loads one
  * snapshot of each distinct conversation (a few reads for the whole batch, of every tenant), runs
  * every analyzer on them in the Piscina pool, and writes each analyzer's table (writer.ts).
@@ -8,6 +8,14 @@
  * `analysis_state` and retried on its own schedule (a retry job with backoff) while the others'
  * results stand; the batch's jobs are acked once the outcomes are recorded. Only a failure to load
  * or to record outcomes naks the batch (backoff; dead-lettered after `maxDeliver` deliveries).
+ *
+ * While the `store` consumer lags (`lagMs()` above `deferLagMs`), jobs that come due are held
+ * (held-jobs.ts) and run once the lag clears, or once they have been due for `maxDeferMs`: during a
+ * backlog drain the analyses would compete with decoding and inserts for the cores, and most of
+ * them would be redone as the conversations keep changing (docs/stream.md "Analysis under load").
+ * Every held job sends a progress heartbeat (`working`) each `heartbeatMs`, so the consumer's ack
+ * wait never redelivers a job that is only waiting. On stop, the batch running finishes and every
+ * job still held is nakked with the delay left until it is due: redelivered, never dropped.
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
@@ -17,11 +25,12 @@ import { nextVersion } from './version.js';
 import { writeAnalysis } from './writer.js';
 import type { WorkInput, WorkOutput } from './work.js';
 import type { Logger } from '../../core/log.js';
-import { backoffDelay, sleep } from '../../core/retry.js';
+import { backoffDelay } from '../../core/retry.js';
 import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
 import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishRetryJobs, type ConversationJob } from './publisher.js';
+import { createHeldJobs } from './held-jobs.js';
 
 export interface AnalyzeConsumerOptions {
   js: JetStreamClient;
@@ -33,8 +42,16 @@ export interface AnalyzeConsumerOptions {
   maxDeliver: number;
   /** Time transient write errors are retried before the analyzer is retried later. Default 10 s. */
   writeRetryMs?: number;
-  /** Jobs analyzed together at most. Default 500. */
+  /** Conversations analyzed together at most. Default 500. */
   maxBatch?: number;
+  /** Age (ms) of the oldest message the `store` consumer holds; 0 when it holds none. */
+  lagMs?: () => number;
+  /** Lag above which due jobs are held (ANALYZE_DEFER_LAG_MS); 0 never holds. */
+  deferLagMs?: number;
+  /** Longest time a due job is held (ANALYZE_MAX_DEFER_MS). */
+  maxDeferMs?: number;
+  /** Period of the progress heartbeats of held jobs: a third of the consumer's ack wait. */
+  heartbeatMs: number;
   metrics: StreamMetrics;
   log: Logger;
 }
@@ -44,17 +61,45 @@ interface Held {
   job: ConversationJob;
 }
 
+/** Longest wait before the runner looks at the lag again while it holds deferred jobs. */
+const LAG_POLL_MS = 250;
+
 export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Promise<void> } {
   const { metrics, log } = opts;
   const maxBatch = Math.max(1, opts.maxBatch ?? 500);
+  const deferLagMs = opts.deferLagMs ?? 0;
   const labels = { consumer: opts.durable };
   let stopping = false;
-  let queue: Held[] = [];
+  const jobs = createHeldJobs<Held>({ maxDeferMs: opts.maxDeferMs ?? 30_000 });
   let runner: Promise<void> | undefined;
   /** Jobs of the batch being analyzed. */
-  let busy = 0;
+  let batchNow: Held[] = [];
   const signal = createRoomSignal();
+  const alarm = createAlarm();
   const categories = createCategoryCache(opts.store);
+  /** Deferrals already counted in the metric. */
+  let deferredSeen = 0;
+  const lagging = () => deferLagMs > 0 && !!opts.lagMs && opts.lagMs() > deferLagMs;
+
+  const heartbeat = setInterval(() => {
+    let failed = 0;
+    for (const list of [jobs.items(), batchNow]) {
+      for (const h of list) {
+        try {
+          h.m.working();
+        } catch {
+          failed++;
+        }
+      }
+    }
+    if (failed) log.warn({ failed }, 'progress heartbeats of analysis jobs could not be sent');
+  }, opts.heartbeatMs);
+  heartbeat.unref();
+
+  const gauges = (now: number) => {
+    metrics.analyzeHeld.set(jobs.dueCount(now));
+    metrics.analyzeMaxDeferral.set(jobs.stats.maxDeferralMs / 1000);
+  };
 
   const dead = async (m: JsMsg, reason: 'poison' | 'max_deliver', error: string) => {
     try {
@@ -83,29 +128,39 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       void dead(m, 'max_deliver', `analysis failed ${opts.maxDeliver} times`);
       return;
     }
-    queue.push({ m, job });
+    const dueMs = job.due_ms ?? 0;
+    jobs.add({ key: `${job.tenant_id}\u0000${job.conversation_id}`, dueMs, item: { m, job } });
+    // a job due before the runner's alarm (a retry, a requeued stale rollup) wakes it
+    alarm.wakeBefore(dueMs);
     runner ??= drain().finally(() => {
       runner = undefined;
       signal.wake();
     });
   };
 
-  /** Runs batches until the queue is empty. */
+  /** Runs batches until nothing is held or the consumer stops. */
   const drain = async () => {
-    while (queue.length > 0) {
-      let earliest = Infinity;
-      for (const h of queue) earliest = Math.min(earliest, h.job.due_ms ?? 0);
-      const wait = earliest - Date.now();
-      if (wait > 0) await sleep(wait);
+    while (jobs.size > 0 && !stopping) {
       const now = Date.now();
-      const batch: Held[] = [];
-      const rest: Held[] = [];
-      for (const h of queue) ((h.job.due_ms ?? 0) <= now && batch.length < maxBatch ? batch : rest).push(h);
-      queue = rest;
-      busy = batch.length;
+      const lag = lagging();
+      const batch = jobs.take(now, lag, maxBatch);
+      const deferred = jobs.stats.deferredTotal;
+      gauges(now);
+      if (deferred > deferredSeen) {
+        metrics.analyzeDeferred.inc({}, deferred - deferredSeen);
+        deferredSeen = deferred;
+      }
+      if (batch.length === 0) {
+        const next = jobs.nextRunMs(lag) ?? now + LAG_POLL_MS;
+        // while lagging, look again soon: the lag may clear before the deferral bound
+        await alarm.sleep(Math.max(0, lag ? Math.min(next - now, LAG_POLL_MS) : next - now));
+        continue;
+      }
+      batchNow = batch;
       signal.wake();
-      await runBatch(batch).finally(() => (busy = 0));
+      await runBatch(batch).finally(() => (batchNow = []));
     }
+    gauges(Date.now());
   };
 
   const runBatch = async (batch: Held[]) => {
@@ -149,23 +204,54 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     if (consumer) {
       await pullLoop({
         consumer,
-        // at most two batches held: the one running and the next one filling
-        room: () => 2 * maxBatch - queue.length - busy,
+        // at most two batches held: the one running and the next one filling (or held)
+        room: () => 2 * maxBatch - jobs.size - batchNow.length,
         signal,
         onMessage: accept,
         stopped: () => stopping,
         log,
       });
     }
-    // every held job is analyzed (they are due within one debounce window) and acked or nakked
+    // the batch running completes (acked or nakked); the jobs still held wait for a redelivery,
+    // each when it is due, to this replica after a restart or to another one
+    alarm.wakeBefore(-Infinity);
     while (runner) await runner;
+    const left = jobs.clear();
+    const now = Date.now();
+    for (const h of left) h.item.m.nak(Math.max(0, h.dueMs - now));
+    if (left.length) log.info({ jobs: left.length }, 'held analysis jobs left for redelivery');
+    gauges(now);
   };
   const running = loop().catch((err) => log.error({ err }, 'analyze consumer stopped'));
   return {
     async stop() {
       stopping = true;
       signal.wake();
+      alarm.wakeBefore(-Infinity);
       await running;
+      clearInterval(heartbeat);
+    },
+  };
+}
+
+/** A sleep that ends early when something is due before it would end (or on stop). */
+function createAlarm(): { sleep(ms: number): Promise<void>; wakeBefore(atMs: number): void } {
+  let until = Infinity;
+  let wake: (() => void) | undefined;
+  return {
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        until = Date.now() + ms;
+        const timer = setTimeout(() => wake?.(), ms);
+        wake = () => {
+          clearTimeout(timer);
+          wake = undefined;
+          until = Infinity;
+          resolve();
+        };
+      }),
+    wakeBefore(atMs) {
+      if (atMs < until) wake?.();
     },
   };
 }

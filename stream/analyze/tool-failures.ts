@@ -12,7 +12,7 @@
  * increments (ReplacingMergeTree version, is_deleted), and the order of the writes makes a crash at
  * any point harmless:
  *   1. compare the calls with what was last written for them (tool_call_rollup_state) — pure,
- *      `planToolRollup`, run in the worker;
+ *      `planToolRollup` (tool-rollup-plan.ts), run in the worker;
  *   2. write the changed calls' facts, and a tombstone at the old key of a call whose tool, outcome
  *      or day changed;
  *   3. recompute the daily rows of every (tenant, tool, day) a changed call was or is in, from the facts;
@@ -27,46 +27,7 @@ import { nextVersion } from './version.js';
 /** Conversations (or days) per statement: bounds the IN list and the memory of one query. */
 const ROLLUP_CHUNK = 1000;
 
-export interface CallFact {
-  tenant_id: string;
-  conversation_id: string;
-  call_id: string;
-  tool_name: string;
-  failed: number;
-  day: string;
-  environment: string;
-  effect_class: string;
-  ts: string;
-  error: string;
-  error_type: string;
-  category_id: string;
-}
-
-const FIELDS = ['tool_name', 'failed', 'day', 'environment', 'effect_class', 'ts', 'error', 'error_type', 'category_id'] as const;
-const callKey = (f: CallFact) => `${f.tenant_id}\u0000${f.conversation_id}\u0000${f.call_id}`;
-/** The fact table's key beyond the call: a change here moves the row. */
-const factKey = (f: CallFact) => `${f.tool_name}\u0000${Number(f.failed)}\u0000${f.day}`;
-const same = (a: CallFact, b: CallFact) => FIELDS.every((k) => String(a[k]) === String(b[k]));
-
-/** Pure: the writes that bring the stored state of some calls to their current fold. */
-export function planToolRollup(current: readonly CallFact[], previous: readonly CallFact[]) {
-  const before = new Map(previous.map((p) => [callKey(p), p]));
-  const changed: CallFact[] = [];
-  const tombstones: CallFact[] = [];
-  const groups = new Map<string, [string, string, string]>();
-  const touch = (f: CallFact) => groups.set(`${f.tenant_id}\u0000${f.tool_name}\u0000${f.day}`, [f.tenant_id, f.tool_name, f.day]);
-  for (const c of current) {
-    const p = before.get(callKey(c));
-    if (p && same(p, c)) continue;
-    changed.push(c);
-    touch(c);
-    if (p) {
-      touch(p);
-      if (factKey(p) !== factKey(c)) tombstones.push(p);
-    }
-  }
-  return { changed, tombstones, groups: [...groups.values()] };
-}
+export { planToolRollup, type CallFact } from './tool-rollup-plan.js';
 
 /**
  * Recomputes the daily rows of the (tenant, tool, UTC day) groups a changed call was or is in. Each

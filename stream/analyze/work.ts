@@ -15,7 +15,7 @@ import { isHumanTurn } from '../analyses/text/turns.js';
 import type { ConversationAnalysis, ConversationSnapshot, Role } from '../analyses/types.js';
 import { createMemoryPass, stepScoreRows, worldStateRows } from './state-rows.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
-import { planToolRollup, type CallFact } from './tool-failures.js';
+import { planToolRollup, type CallFact } from './tool-rollup-plan.js';
 
 /** A `messages` row as the loader reads it. */
 export interface MessageRowIn {

@@ -1,0 +1,181 @@
+/**
+ * Analysis under load (docs/stream.md "Analysis under load"): while the `store` consumer lags,
+ * conversation analyses that come due are held, then run once the backlog is drained, each
+ * conversation with its final content; a lag that never clears still lets every held analysis run
+ * after ANALYZE_MAX_DEFER_MS; held jobs survive a restart of the stream role (nakked, redelivered,
+ * analyzed), none dead-lettered. Real nats-server and chDB; the stream role is started by the suite.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Config } from '../../../core/config.js';
+import type { Runtime } from '../../../core/runtime.js';
+import { startStream, type StreamOptions } from '../../../stream/main.js';
+import type { InsertFn } from '../../../stream/sink.js';
+import type { WorkInput, WorkOutput } from '../../../stream/analyze/work.js';
+import { batchOf, conversationEvents, publishBatch } from '../../helpers/events.js';
+import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
+import { sleep } from './helpers.js';
+
+let ts: TestSystem;
+const DEFER_LAG_MS = 500;
+
+test.before(async () => {
+  // one message per sink batch: a backlog drains in many inserts, each publishing analysis jobs
+  ts = await startTestSystem({ roles: ['query'], env: { ANALYZE_DEBOUNCE_MS: '100', ANALYZE_DEFER_LAG_MS: String(DEFER_LAG_MS), SINK_MAX_BATCH_ROWS: '1', JOB_INTERVAL_MS: '3600000' } });
+});
+test.after(async () => {
+  await ts?.stop({ withNats: true });
+});
+
+/** The runtime with other stream settings (the suite owns one data directory). */
+const rtWith = (stream: Partial<Config['stream']>): Runtime => {
+  const rt = ts.system.rt;
+  return Object.create(rt, { config: { value: { ...rt.config, stream: { ...rt.config.stream, ...stream } } } }) as Runtime;
+};
+const has = (input: WorkInput, prefix: string) => input.items.some((i) => i.conversationId.startsWith(prefix));
+const metric = (name: string, labels?: Record<string, string>) => ts.system.rt.metrics.value(name, labels);
+
+/** Conversations published in `parts` messages each (their content grows with every part). */
+async function publishConversations(prefix: string, n: number, parts: number): Promise<{ ids: string[]; events: number }> {
+  const ids = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+  let events = 0;
+  for (let p = 0; p < parts; p++) {
+    for (const id of ids) {
+      const batch = batchOf(conversationEvents(id, 2, (p + 1) * 100_000));
+      events += batch.events.length;
+      await publishBatch(ts.system.rt.bus.js, batch);
+    }
+  }
+  return { ids, events };
+}
+
+/** Conversations whose analyzed rollup does not count every stored message (undefined when none). */
+async function notAnalyzed(ids: string[]): Promise<string[] | undefined> {
+  const rows = await ts.system.rt.store.query<{ c: string; analyzed: string; stored: string }>(
+    `SELECT m.conversation_id AS c, toString(any(c.message_count)) AS analyzed, toString(count()) AS stored
+       FROM (SELECT conversation_id FROM {{db}}.messages FINAL WHERE tenant_id = 'default' AND conversation_id IN {ids:Array(String)}) AS m
+       LEFT JOIN (SELECT conversation_id, message_count FROM {{db}}.conversations FINAL WHERE tenant_id = 'default') AS c USING conversation_id
+      GROUP BY m.conversation_id`,
+    { ids },
+  );
+  const done = new Set(rows.filter((r) => Number(r.analyzed) === Number(r.stored)).map((r) => r.c));
+  const missing = ids.filter((id) => !done.has(id));
+  return missing.length ? missing : undefined;
+}
+
+/** Counts the events rows inserted (fault seam: optionally slow). */
+function countingInsert(delayMs: number) {
+  const s = { events: 0 };
+  const wrap: StreamOptions['wrapInsert'] = (insert: InsertFn) => async (table, block, settings) => {
+    if (delayMs) await sleep(delayMs);
+    await insert(table, block, settings);
+    if (table === 'events') s.events += block.rows;
+  };
+  return { wrap, inserted: s };
+}
+
+test('under a backlog analyses are held until the drain finishes, then every conversation is analyzed with its final content', async () => {
+  const counter = countingInsert(30);
+  const eventsAtAnalysis: number[] = [];
+  const deferredBefore = metric('stream_analyze_deferred_jobs_total');
+  const stream = await startStream(rtWith({ analyzeMaxDeferMs: 600_000 }), {
+    paused: true,
+    wrapInsert: counter.wrap,
+    wrapWork: (work) => (input: WorkInput): Promise<WorkOutput> => {
+      if (has(input, 'backlog-')) eventsAtAnalysis.push(counter.inserted.events);
+      return work(input);
+    },
+  });
+  try {
+    const { ids, events } = await publishConversations('backlog', 5, 3);
+    // the backlog is older than the lag threshold before the role starts reading it
+    await sleep(DEFER_LAG_MS + 300);
+    stream.resume();
+    const missing = await eventually(async () => ((await notAnalyzed(ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
+    assert.ok(missing, `not analyzed with their final content: ${await notAnalyzed(ids)}`);
+    assert.is(counter.inserted.events, events);
+    assert.ok(metric('stream_analyze_deferred_jobs_total') > deferredBefore, 'analysis jobs were held while the backlog drained');
+    assert.ok(eventsAtAnalysis.length > 0);
+    assert.equal(
+      eventsAtAnalysis.filter((n) => n < events),
+      [],
+      'no analysis ran before the whole backlog was stored',
+    );
+  } finally {
+    await stream.close();
+  }
+});
+
+test('with a lag that does not clear, held analyses still run once they have been due for ANALYZE_MAX_DEFER_MS', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let stuckSeen = false;
+  let analyzedWhileStuck = 0;
+  const deferredBefore = metric('stream_analyze_deferred_jobs_total');
+  let released = false;
+  const stream = await startStream(rtWith({ analyzeMaxDeferMs: 1_500 }), {
+    // one message whose decoding does not finish: the store consumer holds it and lags behind it
+    wrapDecoder: (d) => ({
+      room: d.room,
+      decode: (data) => {
+        if (!Buffer.from(data).includes('stuck-lag')) return d.decode(data);
+        stuckSeen = true;
+        return gate.then(() => d.decode(data));
+      },
+    }),
+    wrapWork: (work) => (input) => {
+      if (!released && has(input, 'lagging-')) analyzedWhileStuck++;
+      return work(input);
+    },
+  });
+  try {
+    await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents('stuck-lag', 1)));
+    assert.ok(await eventually(async () => stuckSeen, { timeoutMs: 10_000 }), 'the stuck message was received');
+    await sleep(DEFER_LAG_MS + 300);
+    const { ids } = await publishConversations('lagging', 3, 2);
+    const done = await eventually(async () => ((await notAnalyzed(ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
+    assert.ok(done, `not analyzed with their final content while the lag lasted: ${await notAnalyzed(ids)}`);
+    assert.ok(analyzedWhileStuck > 0, 'analyses ran while the store consumer still held the stuck message');
+    assert.ok(metric('stream_analyze_deferred_jobs_total') > deferredBefore, 'they were held first');
+    assert.ok(metric('stream_analyze_max_deferral_seconds') > 0);
+  } finally {
+    released = true;
+    release();
+    await eventually(async () => !(await notAnalyzed(['stuck-lag'])), { timeoutMs: 20_000, intervalMs: 250 });
+    await stream.close();
+  }
+});
+
+test('held analysis jobs survive a restart of the stream role: redelivered and analyzed, none dead-lettered', async () => {
+  let analyzedBeforeRestart = 0;
+  const deferredBefore = metric('stream_analyze_deferred_jobs_total');
+  const redeliveredBefore = metric('stream_redeliveries_total', { consumer: 'analyze' });
+  const deadBefore = metric('stream_dead_letters_total', { consumer: 'analyze', reason: 'max_deliver' });
+  const first = await startStream(rtWith({ analyzeMaxDeferMs: 600_000 }), {
+    // the store path lags for this whole run: every analysis that comes due is held
+    wrapLag: () => () => 60_000,
+    wrapWork: (work) => (input) => {
+      if (has(input, 'restart-')) analyzedBeforeRestart++;
+      return work(input);
+    },
+  });
+  const { ids } = await publishConversations('restart', 4, 2);
+  const rows = await eventually(async () => (await ts.system.rt.store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.messages FINAL WHERE conversation_id IN {ids:Array(String)}`, { ids }))[0]!.n !== '0');
+  assert.ok(rows, 'the conversations were stored');
+  const held = await eventually(async () => metric('stream_analyze_deferred_jobs_total') > deferredBefore, { timeoutMs: 10_000 });
+  assert.ok(held, 'jobs were held');
+  await first.close();
+  assert.is(analyzedBeforeRestart, 0, 'nothing was analyzed while the store path lagged');
+
+  const second = await startStream(ts.system.rt);
+  try {
+    const done = await eventually(async () => ((await notAnalyzed(ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
+    assert.ok(done, `not analyzed after the restart: ${await notAnalyzed(ids)}`);
+    assert.ok(metric('stream_redeliveries_total', { consumer: 'analyze' }) > redeliveredBefore, 'the held jobs came back');
+    assert.is(metric('stream_dead_letters_total', { consumer: 'analyze', reason: 'max_deliver' }), deadBefore);
+  } finally {
+    await second.close();
+  }
+});
+
+test.run();

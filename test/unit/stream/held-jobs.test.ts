@@ -1,0 +1,75 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHeldJobs } from '../../../stream/analyze/held-jobs.js';
+
+const held = (maxDeferMs = 30_000) => createHeldJobs<string>({ maxDeferMs });
+const add = (h: ReturnType<typeof held>, item: string, key: string, dueMs: number) => h.add({ key, dueMs, item });
+
+test('without lag: due jobs run earliest first, jobs not yet due stay held', () => {
+  const h = held();
+  add(h, 'b1', 'b', 200);
+  add(h, 'a1', 'a', 100);
+  add(h, 'c1', 'c', 1_000);
+  assert.equal(h.take(50, false, 10), []);
+  assert.is(h.nextRunMs(false), 100);
+  assert.equal(h.take(500, false, 10), ['b1', 'a1']);
+  assert.is(h.size, 1);
+  assert.is(h.nextRunMs(false), 1_000);
+  assert.equal(h.take(1_000, false, 10), ['c1']);
+  assert.is(h.nextRunMs(false), undefined);
+  assert.is(h.stats.deferredTotal, 0);
+});
+
+test('while lagging: due jobs are held and counted once; they all run when the lag clears', () => {
+  const h = held();
+  add(h, 'a1', 'a', 100);
+  add(h, 'b1', 'b', 200);
+  add(h, 'c1', 'c', 5_000);
+  assert.equal(h.take(1_000, true, 10), []);
+  assert.equal(h.take(2_000, true, 10), []);
+  assert.is(h.stats.deferredTotal, 2, 'c is not due: not deferred');
+  assert.is(h.dueCount(2_000), 2);
+  assert.is(h.nextRunMs(true), 30_100, 'the earliest deferral bound');
+  assert.equal(h.take(3_000, false, 10), ['a1', 'b1']);
+  assert.is(h.stats.maxDeferralMs, 2_900);
+  assert.is(h.size, 1);
+});
+
+test('a continuous lag still runs a job once it has been due for the max deferral', () => {
+  const h = held(1_000);
+  add(h, 'a1', 'a', 100);
+  add(h, 'b1', 'b', 600);
+  assert.equal(h.take(500, true, 10), []);
+  assert.equal(h.take(1_099, true, 10), []);
+  assert.equal(h.take(1_100, true, 10), ['a1']);
+  assert.equal(h.take(1_599, true, 10), []);
+  assert.equal(h.take(1_600, true, 10), ['b1']);
+  assert.is(h.stats.maxDeferralMs, 1_000);
+  assert.is(h.stats.deferredTotal, 2);
+});
+
+test('a batch takes every due job of the conversations it analyzes, bounded by conversations', () => {
+  const h = held(1_000);
+  add(h, 'a1', 'a', 100);
+  add(h, 'b1', 'b', 150);
+  add(h, 'a2', 'a', 600);
+  add(h, 'c1', 'c', 700);
+  add(h, 'a3', 'a', 5_000);
+  // lagging: only a1 is past its bound, but a2 (due, deferred) goes with it; a3 is not due yet
+  assert.equal(h.take(1_100, true, 10), ['a1', 'a2']);
+  assert.equal(h.take(1_200, false, 1), ['b1']);
+  assert.equal(h.take(1_200, false, 5), ['c1']);
+  assert.is(h.size, 1);
+});
+
+test('maxDeferMs 0 never holds a due job; clear hands back every job with its due time', () => {
+  const h = held(0);
+  add(h, 'a1', 'a', 100);
+  add(h, 'b1', 'b', 9_000);
+  assert.equal(h.take(100, true, 10), ['a1']);
+  assert.equal(h.clear(), [{ key: 'b', dueMs: 9_000, item: 'b1' }]);
+  assert.is(h.size, 0);
+  assert.equal([...h.items()], []);
+});
+
+test.run();
