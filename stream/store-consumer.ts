@@ -2,9 +2,10 @@
  * The `store` consumer: pulls INGEST messages from the shared durable pull consumer (every
  * replica pulls from the same one: work-queue semantics), decodes them in the Piscina pool and
  * hands their rows to the sink, which acks after insert. Pulls only as many messages as the pool
- * and the sink can take; with no room it waits until work completes. Every held message sends a
- * progress heartbeat (`working`) every `heartbeatMs`, so the consumer's ack wait can stay short:
- * after a crash, the deliveries the dead process held come back within one ack wait.
+ * and the sink can take; with no room it waits until work completes. A message held longer than
+ * `heartbeatMs` sends a progress heartbeat (`working`) each `heartbeatMs`, so the consumer's ack
+ * wait can stay short: after a crash, the deliveries the dead process held come back within one
+ * ack wait.
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Logger } from '../core/log.js';
@@ -67,7 +68,8 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
   let stopping = false;
   const signal = createRoomSignal();
   const lastError = new Map<string, string>();
-  const held = new Set<JsMsg>();
+  /** Held messages, in delivery order, with when the server last heard of each (delivery or heartbeat). */
+  const held = new Map<JsMsg, number>();
   const heartbeat = startHeartbeat(held, opts.heartbeatMs, log);
 
   const finishOf = (m: JsMsg) => () => {
@@ -141,7 +143,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
 
   const handle = (m: JsMsg) => {
     inFlight++;
-    held.add(m);
+    held.set(m, Date.now());
     const finish = finishOf(m);
     metrics.inFlight.set(labels, inFlight);
     metrics.consumed.inc(labels);
@@ -190,7 +192,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
     },
     backlog() {
       // held in delivery order: the first is the oldest (a redelivery of an older one may come later)
-      for (const m of held) return { messages: held.size, lagMs: Math.max(0, Date.now() - m.info.timestampNanos / 1e6) };
+      for (const m of held.keys()) return { messages: held.size, lagMs: Math.max(0, Date.now() - m.info.timestampNanos / 1e6) };
       return { messages: 0, lagMs: 0 };
     },
     async stop() {
@@ -208,22 +210,27 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
 }
 
 /**
- * Sends `working` for every held message each `periodMs`: decoding, the sink's buffer and a long
- * insert may hold a message longer than the ack wait, which must not cause a redelivery.
+ * Sends `working` for each held message the server has not heard of for `periodMs`: decoding, the
+ * sink's buffer and a long insert may hold a message longer than the ack wait, which must not cause
+ * a redelivery. Checked every half period, so a message goes at most 1.5 periods (half the ack
+ * wait) without a sign of life; one acked within a period (the usual case) costs no heartbeat.
  */
-function startHeartbeat(held: Set<JsMsg>, periodMs: number, log: Logger): { stop(): void } {
+function startHeartbeat(held: Map<JsMsg, number>, periodMs: number, log: Logger): { stop(): void } {
   const timer = setInterval(() => {
+    const now = Date.now();
     let failed = 0;
-    for (const m of held) {
+    for (const [m, last] of held) {
+      if (now - last < periodMs) continue;
       try {
         m.working();
+        held.set(m, now);
       } catch {
         failed++;
       }
     }
     // a closed connection: the server redelivers these messages after the ack wait anyway
     if (failed) log.warn({ failed, held: held.size }, 'progress heartbeats could not be sent');
-  }, periodMs);
+  }, Math.max(1, Math.floor(periodMs / 2)));
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
