@@ -83,6 +83,8 @@ export interface SinkOptions {
   retryDeadlineMs: number;
   /** Called with the batch after its inserts and before its entries complete (analyze jobs). */
   beforeAck?: (entries: readonly SinkEntry[]) => Promise<void>;
+  /** Schedules the buffer's cut (tests pass a fake clock). Default: setTimeout. */
+  schedule?: (fn: () => void, ms: number) => { cancel(): void };
   metrics: StreamMetrics;
   log: Logger;
 }
@@ -97,11 +99,27 @@ export interface Sink {
   close(): Promise<void>;
 }
 
+/**
+ * How long after its first entry a buffer is cut by time. A buffer that starts filling while an
+ * insert runs is under load: it may fill for twice the interval (one larger insert, one part to
+ * merge, instead of a small one the moment the running insert ends). A buffer that starts while no
+ * insert runs — a lone event under light load — is cut at the interval, as before.
+ */
+export function cutAfterMs(startedDuringInsert: boolean, flushIntervalMs: number): number {
+  return startedDuringInsert ? 2 * flushIntervalMs : flushIntervalMs;
+}
+
+const realSchedule = (fn: () => void, ms: number) => {
+  const t = setTimeout(fn, ms);
+  return { cancel: () => clearTimeout(t) };
+};
+
 export function createSink(opts: SinkOptions): Sink {
   let buffer: SinkEntry[] = [];
   let rows = 0;
   let bytes = 0;
-  let timer: NodeJS.Timeout | undefined;
+  const schedule = opts.schedule ?? realSchedule;
+  let timer: { cancel(): void } | undefined;
   let chain: Promise<void> = Promise.resolve();
   let pending = 0;
   /** Flushes queued or running. */
@@ -111,7 +129,7 @@ export function createSink(opts: SinkOptions): Sink {
   const memory = createProgressMemory();
 
   const cut = () => {
-    if (timer) clearTimeout(timer);
+    timer?.cancel();
     timer = undefined;
     due = false;
     const batch = buffer;
@@ -135,6 +153,8 @@ export function createSink(opts: SinkOptions): Sink {
    * buffer keeps filling (up to the row and byte limits) and is cut when it ends. Under load an
    * insert therefore carries everything that arrived during the previous one, instead of a
    * batch per timer tick queued behind it (many small inserts, each a part to write and merge).
+   * The timer runs from the buffer's first entry (`cutAfterMs`): a buffer begun during an insert
+   * is cut when the insert ends only if it is already twice the interval old, else at that age.
    */
   const onTimer = () => {
     timer = undefined;
@@ -149,7 +169,7 @@ export function createSink(opts: SinkOptions): Sink {
       rows += entry.rowCount;
       bytes += entry.bytes;
       if (rows >= opts.maxBatchRows || bytes >= opts.maxBatchBytes) void cut();
-      else if (!timer && !due) timer = setTimeout(onTimer, opts.flushIntervalMs);
+      else if (!timer && !due) timer = schedule(onTimer, cutAfterMs(flushing > 0, opts.flushIntervalMs));
     },
     get pending() {
       return pending;

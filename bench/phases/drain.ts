@@ -8,7 +8,7 @@
  * analyses held while the store path lagged run then): the CPU per million events including them.
  */
 import { join } from 'node:path';
-import { connectBus, declareTopology } from '../../core/nats.js';
+import { connectBus, declareTopology, freePort } from '../../core/nats.js';
 import { loadConfig } from '../../core/config.js';
 import { ingestSubject, STREAMS } from '../../schemas/subjects.js';
 import type { RealRows } from '../ceilings/real-rows.js';
@@ -21,6 +21,8 @@ export interface DrainResult {
   seconds: number;
   events_per_s: number;
   cpu_s_per_million: number;
+  /** Inserts into `events` during the drain window and their mean size (the sink's batching: each insert is a part to merge). */
+  events_inserts?: { count: number; mean_rows: number };
   /** From the first delivery until the analyses of the drained conversations are done as well. */
   with_analysis?: { seconds: number; cpu_s_per_million: number };
   missing?: string;
@@ -30,6 +32,8 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
   const env: Record<string, string> = { DATA_DIR: join(dataDir, 'drain'), NATS_URL: natsUrl, LOG_LEVEL: 'warn', INGEST_PORT: '0', QUERY_PORT: '0' };
   // e.g. BENCH_DRAIN_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the stream role alone
   // extra settings of the stream role as JSON, e.g. BENCH_DRAIN_ENV='{"STREAM_WORKER_THREADS":"2"}'
+  // the role's own /metrics (insert counts) on a free port
+  env.STREAM_PORT = String(await freePort());
   Object.assign(env, JSON.parse(process.env.BENCH_DRAIN_ENV ?? '{}') as Record<string, string>);
   const nodeArgs = (process.env.BENCH_DRAIN_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const config = loadConfig(env);
@@ -68,6 +72,7 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
     const seconds = (performance.now() - t0) / 1000;
     const cpu = processCpuSeconds(pid) - cpu0;
     const done = t0 > 0 && Date.now() < until;
+    const inserts = await eventsInserts(Number(env.STREAM_PORT)).catch(() => undefined);
     // the analysis catch-up (not waited for when the debounce puts the jobs minutes away)
     let withAnalysis: DrainResult['with_analysis'];
     const catchUpUntil = Date.now() + 120_000;
@@ -86,6 +91,7 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
       seconds: Math.round(seconds * 100) / 100,
       events_per_s: done ? Math.round(events / seconds) : NaN,
       cpu_s_per_million: done ? Math.round((cpu / events) * 1e6 * 10) / 10 : NaN,
+      ...(inserts ? { events_inserts: inserts } : {}),
       ...(withAnalysis ? { with_analysis: withAnalysis } : {}),
       ...(done ? {} : { missing: 'n/a (backlog not drained within 300 s)' }),
     };
@@ -95,4 +101,14 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
     await bus.jsm.streams.purge(STREAMS.ANALYZE.name).catch(() => undefined);
     await bus.close();
   }
+}
+
+/** Count and mean rows of the `events` inserts so far, from the role's `stream_batch_rows` histogram. */
+async function eventsInserts(port: number): Promise<{ count: number; mean_rows: number } | undefined> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^tracehouse_stream_batch_rows_${name}\\{table="events"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const count = value('count');
+  const sum = value('sum');
+  if (!Number.isFinite(count) || count === 0) return undefined;
+  return { count, mean_rows: Math.round(sum / count) };
 }

@@ -30,7 +30,7 @@ import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
 import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishRetryJobs, type ConversationJob } from './publisher.js';
-import { createHeldJobs } from './held-jobs.js';
+import { createCoverage, createHeldJobs } from './held-jobs.js';
 
 export interface AnalyzeConsumerOptions {
   js: JetStreamClient;
@@ -77,6 +77,9 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   const signal = createRoomSignal();
   const alarm = createAlarm();
   const categories = createCategoryCache(opts.store);
+  const coverage = createCoverage({ marginMs: 250, maxEntries: 200_000 });
+  const keyOf = (job: ConversationJob) => `${job.tenant_id}\u0000${job.conversation_id}`;
+  const publishedMs = (m: JsMsg) => m.info.timestampNanos / 1e6;
   /** Deferrals already counted in the metric. */
   let deferredSeen = 0;
   const lagging = () => deferLagMs > 0 && !!opts.lagMs && opts.lagMs() > deferLagMs;
@@ -129,7 +132,8 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       return;
     }
     const dueMs = job.due_ms ?? 0;
-    jobs.add({ key: `${job.tenant_id}\u0000${job.conversation_id}`, dueMs, item: { m, job } });
+    coverage.noteDelivery(Date.now(), publishedMs(m));
+    jobs.add({ key: keyOf(job), dueMs, item: { m, job } });
     // a job due before the runner's alarm (a retry, a requeued stale rollup) wakes it
     alarm.wakeBefore(dueMs);
     runner ??= drain().finally(() => {
@@ -163,11 +167,23 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     gauges(Date.now());
   };
 
-  const runBatch = async (batch: Held[]) => {
+  const runBatch = async (all: Held[]) => {
+    // jobs whose change an analysis already saw (published before a snapshot since analyzed)
+    const batch: Held[] = [];
+    let covered = 0;
+    for (const h of all) {
+      if (coverage.covers(keyOf(h.job), publishedMs(h.m))) {
+        h.m.ack();
+        covered++;
+      } else batch.push(h);
+    }
+    if (covered) metrics.analyzeJobs.inc({ outcome: 'covered' }, covered);
+    if (batch.length === 0) return;
     const keys = new Map<string, ConversationKey>();
-    for (const h of batch) keys.set(`${h.job.tenant_id}\u0000${h.job.conversation_id}`, { tenantId: h.job.tenant_id, conversationId: h.job.conversation_id });
+    for (const h of batch) keys.set(keyOf(h.job), { tenantId: h.job.tenant_id, conversationId: h.job.conversation_id });
     const conversations = [...keys.values()];
     metrics.analyzeBatch.observe({}, conversations.length);
+    const loadStartMs = Date.now();
     try {
       const items = await loadWorkItems(opts.store, conversations);
       const known = await categories.known(conversations.map((c) => c.tenantId));
@@ -191,6 +207,8 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
         }
       }
       for (const h of batch) h.m.ack();
+      // a failed analyzer has its own retry job (published now, so never covered by this load)
+      for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs);
       metrics.analyzeJobs.inc({ outcome: 'ok' }, batch.length);
     } catch (err) {
       log.warn({ err, conversations: conversations.length }, 'analysis failed: jobs will be redelivered');

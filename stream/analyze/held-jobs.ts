@@ -111,3 +111,36 @@ export function createHeldJobs<T>(opts: { maxDeferMs: number }): HeldJobs<T> {
     },
   };
 }
+
+/**
+ * The snapshots loaded recently, to recognize a job that an analysis has already covered: a job is
+ * published after its conversation's rows were inserted, so a snapshot loaded after the job was
+ * published saw them. After a backlog drain the ANALYZE stream still holds a job per conversation
+ * and debounce window of the drain; once the conversation has been analyzed on its final content,
+ * those are acked without analyzing it again. Clocks: the load time is this process's, the publish
+ * time the NATS server's; `noteDelivery` keeps the smallest (receive − publish) seen, which is at
+ * least the skew of this clock ahead of the server's, and the load time is moved back by it (and
+ * by `marginMs`), so an error only ever analyzes once more, never skips a change.
+ */
+export function createCoverage(opts: { marginMs: number; maxEntries: number }) {
+  const loadedAt = new Map<string, number>();
+  let minOffsetMs = Infinity;
+  return {
+    noteDelivery(receivedMs: number, publishedMs: number) {
+      minOffsetMs = Math.min(minOffsetMs, receivedMs - publishedMs);
+    },
+    /** A snapshot of `key` loaded at `loadStartMs` (this clock) was analyzed and written. */
+    noteLoaded(key: string, loadStartMs: number) {
+      loadedAt.delete(key);
+      loadedAt.set(key, loadStartMs);
+      // bounded: the least recently loaded goes first (it only costs an analysis more)
+      if (loadedAt.size > opts.maxEntries) loadedAt.delete(loadedAt.keys().next().value!);
+    },
+    /** Whether a job of `key` published at `publishedMs` (server clock) is covered by a snapshot already analyzed. */
+    covers(key: string, publishedMs: number): boolean {
+      const at = loadedAt.get(key);
+      if (at === undefined || !Number.isFinite(minOffsetMs)) return false;
+      return at - Math.max(0, minOffsetMs) >= publishedMs + opts.marginMs;
+    },
+  };
+}

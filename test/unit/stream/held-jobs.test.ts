@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHeldJobs } from '../../../stream/analyze/held-jobs.js';
+import { createCoverage, createHeldJobs } from '../../../stream/analyze/held-jobs.js';
 
 const held = (maxDeferMs = 30_000) => createHeldJobs<string>({ maxDeferMs });
 const add = (h: ReturnType<typeof held>, item: string, key: string, dueMs: number) => h.add({ key, dueMs, item });
@@ -70,6 +70,40 @@ test('maxDeferMs 0 never holds a due job; clear hands back every job with its du
   assert.equal(h.clear(), [{ key: 'b', dueMs: 9_000, item: 'b1' }]);
   assert.is(h.size, 0);
   assert.equal([...h.items()], []);
+});
+
+test('coverage: a job published before a snapshot since analyzed is covered; one published after, or of another conversation, is not', () => {
+  const c = createCoverage({ marginMs: 250, maxEntries: 10 });
+  c.noteDelivery(1_005, 1_000); // clocks agree within 5 ms
+  assert.is(c.covers('a', 1_000), false, 'nothing analyzed yet');
+  c.noteLoaded('a', 10_000);
+  assert.is(c.covers('a', 9_000), true);
+  assert.is(c.covers('a', 9_800), false, 'within the margin');
+  assert.is(c.covers('a', 10_500), false, 'published after the load: a change the snapshot may not hold');
+  assert.is(c.covers('b', 1_000), false);
+});
+
+test('coverage: a clock ahead of the server moves the load time back by the smallest receive delay seen', () => {
+  const c = createCoverage({ marginMs: 0, maxEntries: 10 });
+  assert.is(c.covers('a', 0), false, 'no delivery seen: no estimate of the clocks, never covered');
+  c.noteDelivery(5_000, 2_000); // this clock ahead by up to 3 s
+  c.noteLoaded('a', 10_000);
+  assert.is(c.covers('a', 6_500), true);
+  assert.is(c.covers('a', 7_500), false, 'could have been published after the load in server time');
+  c.noteDelivery(4_000, 3_500); // a faster delivery: the skew is at most 500 ms
+  assert.is(c.covers('a', 7_500), true);
+});
+
+test('coverage: bounded, the least recently loaded forgotten first', () => {
+  const c = createCoverage({ marginMs: 0, maxEntries: 2 });
+  c.noteDelivery(0, 0);
+  c.noteLoaded('a', 100);
+  c.noteLoaded('b', 100);
+  c.noteLoaded('a', 200);
+  c.noteLoaded('c', 100);
+  assert.is(c.covers('b', 0), false, 'forgotten: analyzed again, never skipped');
+  assert.is(c.covers('a', 0), true);
+  assert.is(c.covers('c', 0), true);
 });
 
 test.run();

@@ -194,6 +194,105 @@ test('group commit: while an insert runs the buffer keeps filling, and is insert
   assert.equal(events, ['ack a', 'ack b', 'ack c']);
 });
 
+/** A clock the test advances by hand: the sink's scheduled cuts, with the delay each asked for. */
+function fakeSchedule() {
+  const timers: Array<{ fn: () => void; ms: number; cancelled: boolean }> = [];
+  return {
+    timers,
+    schedule: (fn: () => void, ms: number) => {
+      const t = { fn, ms, cancelled: false };
+      timers.push(t);
+      return { cancel: () => void (t.cancelled = true) };
+    },
+    /** Fires the latest live timer; returns its delay. */
+    fire(): number {
+      const t = [...timers].reverse().find((x) => !x.cancelled)!;
+      t.cancelled = true;
+      t.fn();
+      return t.ms;
+    },
+    live: () => timers.filter((t) => !t.cancelled).map((t) => t.ms),
+  };
+}
+
+/** An insert of `events` rows that blocks its first call until `release()`. */
+function gatedInsert() {
+  const calls: string[][] = [];
+  let release!: () => void;
+  const blocked = new Promise<void>((r) => (release = r));
+  const insert: InsertFn = async (table, block) => {
+    if (table !== 'events') return;
+    calls.push(blockRows(block).map((r) => String(r.event_id)));
+    if (calls.length === 1) await blocked;
+  };
+  return { insert, calls, release: () => release() };
+}
+const settle = () => new Promise((r) => setImmediate(r));
+
+test('cut by time: a lone entry while no insert runs is cut at the flush interval', async () => {
+  const clock = fakeSchedule();
+  const store = fakeStore();
+  const events: string[] = [];
+  const sink = sinkOf(store.insert, { flushIntervalMs: 250, schedule: clock.schedule });
+  sink.add(entry('a', ['a1'], events));
+  assert.equal(clock.live(), [250]);
+  sink.add(entry('b', ['b1'], events));
+  assert.equal(clock.live(), [250], 'one timer per buffer, from its first entry');
+  assert.is(clock.fire(), 250);
+  await sink.flush();
+  assert.equal(events, ['ack a', 'ack b']);
+});
+
+test('cut by time: a buffer begun during an insert fills for up to twice the interval instead of being cut when that insert ends', async () => {
+  const clock = fakeSchedule();
+  const g = gatedInsert();
+  const events: string[] = [];
+  const sink = sinkOf(g.insert, { flushIntervalMs: 250, maxBatchRows: 6, schedule: clock.schedule });
+  sink.add(entry('a', ['a1', 'a2', 'a3'], events)); // at the row limit (2 rows per event): cut now, its insert blocks
+  await settle();
+  assert.equal(g.calls, [['a1', 'a2', 'a3']]);
+  sink.add(entry('b', ['b1'], events));
+  assert.equal(clock.live(), [500]);
+  g.release();
+  await settle();
+  await settle();
+  assert.equal(events, ['ack a']);
+  assert.equal(g.calls.length, 1, 'not cut when the running insert ended');
+  sink.add(entry('c', ['c1'], events));
+  assert.is(clock.fire(), 500);
+  await sink.flush();
+  assert.equal(g.calls, [['a1', 'a2', 'a3'], ['b1', 'c1']]);
+  assert.equal(events, ['ack a', 'ack b', 'ack c']);
+  // the next buffer begins with no insert running: the normal interval again
+  sink.add(entry('d', ['d1'], events));
+  assert.equal(clock.live(), [250]);
+  await sink.close();
+});
+
+test('cut by time: a buffer whose time is up while an insert runs is cut when it ends; the row limit cuts at once', async () => {
+  const clock = fakeSchedule();
+  const g = gatedInsert();
+  const events: string[] = [];
+  const sink = sinkOf(g.insert, { flushIntervalMs: 250, maxBatchRows: 6, schedule: clock.schedule });
+  sink.add(entry('a', ['a1', 'a2', 'a3'], events));
+  await settle();
+  sink.add(entry('b', ['b1'], events));
+  clock.fire(); // b's time is up while a's insert still runs
+  await settle();
+  assert.equal(g.calls.length, 1);
+  g.release();
+  await settle();
+  await settle();
+  await settle();
+  assert.equal(g.calls, [['a1', 'a2', 'a3'], ['b1']], 'cut as soon as the running insert ended');
+  sink.add(entry('c', ['c1'], events));
+  sink.add(entry('d', ['d1', 'd2'], events)); // reaches the row limit: no waiting for the timer
+  await sink.flush();
+  assert.equal(g.calls, [['a1', 'a2', 'a3'], ['b1'], ['c1', 'd1', 'd2']]);
+  assert.equal(events, ['ack a', 'ack b', 'ack c', 'ack d']);
+  await sink.close();
+});
+
 test('effect classes by tool name and shell command', () => {
   const cases: Array<[string, string, string]> = [
     ['Read', '', 'read'], ['Edit', '', 'write'], ['Task', '', 'spawn'], ['Bash', 'ls -la', 'read'], ['Bash', 'rm -rf build', 'write'],
