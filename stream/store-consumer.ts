@@ -3,9 +3,8 @@
  * replica pulls from the same one: work-queue semantics), decodes them in the Piscina pool and
  * hands their rows to the sink, which acks after insert. Pulls only as many messages as the pool
  * and the sink can take; with no room it waits until work completes. A message held longer than
- * `heartbeatMs` sends a progress heartbeat (`working`) each `heartbeatMs`, so the consumer's ack
- * wait can stay short: after a crash, the deliveries the dead process held come back within one
- * ack wait.
+ * `heartbeatMs` sends progress heartbeats (heartbeat.ts), so the consumer's ack wait can stay
+ * short: after a crash, the deliveries the dead process held come back within one ack wait.
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Logger } from '../core/log.js';
@@ -15,6 +14,7 @@ import { deadLetter, deadLetterEvent, messageId, type DlqReason } from './dlq.js
 import type { RefusedEvent, Sink } from './sink.js';
 import type { StreamMetrics } from './metrics.js';
 import { createRoomSignal, getConsumer, pullLoop } from './pull.js';
+import { startHeartbeats } from './heartbeat.js';
 
 export interface Decoder {
   decode(data: Uint8Array): Promise<DecodeResult>;
@@ -68,9 +68,9 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
   let stopping = false;
   const signal = createRoomSignal();
   const lastError = new Map<string, string>();
-  /** Held messages, in delivery order, with when the server last heard of each (delivery or heartbeat). */
-  const held = new Map<JsMsg, number>();
-  const heartbeat = startHeartbeat(held, opts.heartbeatMs, log);
+  /** Held messages, in delivery order. */
+  const held = new Set<JsMsg>();
+  const heartbeat = startHeartbeats(() => held, opts.heartbeatMs, log, 'held messages');
 
   const finishOf = (m: JsMsg) => () => {
     held.delete(m);
@@ -143,7 +143,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
 
   const handle = (m: JsMsg) => {
     inFlight++;
-    held.set(m, Date.now());
+    held.add(m);
     const finish = finishOf(m);
     metrics.inFlight.set(labels, inFlight);
     metrics.consumed.inc(labels);
@@ -192,7 +192,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
     },
     backlog() {
       // held in delivery order: the first is the oldest (a redelivery of an older one may come later)
-      for (const m of held.keys()) return { messages: held.size, lagMs: Math.max(0, Date.now() - m.info.timestampNanos / 1e6) };
+      for (const m of held) return { messages: held.size, lagMs: Math.max(0, Date.now() - m.info.timestampNanos / 1e6) };
       return { messages: 0, lagMs: 0 };
     },
     async stop() {
@@ -207,30 +207,4 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
       heartbeat.stop();
     },
   };
-}
-
-/**
- * Sends `working` for each held message the server has not heard of for `periodMs`: decoding, the
- * sink's buffer and a long insert may hold a message longer than the ack wait, which must not cause
- * a redelivery. Checked every half period, so a message goes at most 1.5 periods (half the ack
- * wait) without a sign of life; one acked within a period (the usual case) costs no heartbeat.
- */
-function startHeartbeat(held: Map<JsMsg, number>, periodMs: number, log: Logger): { stop(): void } {
-  const timer = setInterval(() => {
-    const now = Date.now();
-    let failed = 0;
-    for (const [m, last] of held) {
-      if (now - last < periodMs) continue;
-      try {
-        m.working();
-        held.set(m, now);
-      } catch {
-        failed++;
-      }
-    }
-    // a closed connection: the server redelivers these messages after the ack wait anyway
-    if (failed) log.warn({ failed, held: held.size }, 'progress heartbeats could not be sent');
-  }, Math.max(1, Math.floor(periodMs / 2)));
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }

@@ -13,8 +13,8 @@
  * (held-jobs.ts) and run once the lag clears, or once they have been due for `maxDeferMs`: during a
  * backlog drain the analyses would compete with decoding and inserts for the cores, and most of
  * them would be redone as the conversations keep changing (docs/stream.md "Analysis under load").
- * Every held job sends a progress heartbeat (`working`) each `heartbeatMs`, so the consumer's ack
- * wait never redelivers a job that is only waiting. On stop, the batch running finishes and every
+ * A job held longer than `heartbeatMs` sends progress heartbeats (../heartbeat.ts), so the
+ * consumer's ack wait never redelivers a job that is only waiting. On stop, the batch running finishes and every
  * job still held is nakked with the delay left until it is due: redelivered, never dropped.
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
@@ -31,6 +31,7 @@ import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishRetryJobs, type ConversationJob } from './publisher.js';
 import { createCoverage, createHeldJobs } from './held-jobs.js';
+import { startHeartbeats } from '../heartbeat.js';
 
 export interface AnalyzeConsumerOptions {
   js: JetStreamClient;
@@ -84,20 +85,15 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   let deferredSeen = 0;
   const lagging = () => deferLagMs > 0 && !!opts.lagMs && opts.lagMs() > deferLagMs;
 
-  const heartbeat = setInterval(() => {
-    let failed = 0;
-    for (const list of [jobs.items(), batchNow]) {
-      for (const h of list) {
-        try {
-          h.m.working();
-        } catch {
-          failed++;
-        }
-      }
-    }
-    if (failed) log.warn({ failed }, 'progress heartbeats of analysis jobs could not be sent');
-  }, opts.heartbeatMs);
-  heartbeat.unref();
+  const heartbeat = startHeartbeats(
+    function* () {
+      for (const h of jobs.items()) yield h.m;
+      for (const h of batchNow) yield h.m;
+    },
+    opts.heartbeatMs,
+    log,
+    'analysis jobs',
+  );
 
   const gauges = (now: number) => {
     metrics.analyzeHeld.set(jobs.dueCount(now));
@@ -247,7 +243,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       signal.wake();
       alarm.wakeBefore(-Infinity);
       await running;
-      clearInterval(heartbeat);
+      heartbeat.stop();
     },
   };
 }
