@@ -130,6 +130,51 @@ function bodyFields(op: Operation): Array<{ name: string; required: boolean; sch
   return Object.entries(schema?.properties ?? {}).map(([name, s]) => ({ name, required: required.has(name), schema: s }));
 }
 
+interface Field {
+  key: string;
+  name: string;
+  required: boolean;
+  /** Where a parameter goes (path, query); absent for body fields. */
+  in?: string;
+  schema: Schema;
+  description?: string;
+}
+
+/** The parameters or body fields of an operation (nothing when it has none). */
+function FieldTable({ title, fields, body }: { title: string; fields: Field[]; body?: boolean }) {
+  if (fields.length === 0) return null;
+  const showIn = fields.some((f) => f.in !== undefined);
+  return (
+    <div class="table-wrap">
+      <table class="table small" data-body={body ? '' : undefined}>
+        <thead>
+          <tr>
+            <th>{title}</th>
+            {showIn && <th>In</th>}
+            <th>Type</th>
+            <th>Default</th>
+            <th>Description</th>
+          </tr>
+        </thead>
+        <tbody>
+          {fields.map((f) => (
+            <tr key={f.key}>
+              <td>
+                <code>{f.name}</code>
+                {f.required ? ' *' : ''}
+              </td>
+              {showIn && <td>{f.in}</td>}
+              <td>{typeOf(f)}</td>
+              <td>{f.schema.default === undefined ? '' : String(f.schema.default)}</td>
+              <td>{f.description ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function ApiReferencePage() {
   const [doc, setDoc] = useState<OpenApi | null>(null);
   const [error, setError] = useState<Error | null>(null);
@@ -189,62 +234,11 @@ export function ApiReferencePage() {
                 </h3>
                 {op.summary && <p>{op.summary}</p>}
                 {op.description && op.description !== op.summary && <p class="muted small">{op.description}</p>}
-                {(op.parameters ?? []).length > 0 && (
-                  <div class="table-wrap">
-                    <table class="table small">
-                      <thead>
-                        <tr>
-                          <th>Parameter</th>
-                          <th>In</th>
-                          <th>Type</th>
-                          <th>Default</th>
-                          <th>Description</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {op.parameters!.map((p) => (
-                          <tr key={`${p.in}-${p.name}`}>
-                            <td>
-                              <code>{p.name}</code>
-                              {p.required ? ' *' : ''}
-                            </td>
-                            <td>{p.in}</td>
-                            <td>{typeOf(p)}</td>
-                            <td>{p.schema?.default === undefined ? '' : String(p.schema.default)}</td>
-                            <td>{p.description ?? ''}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
-                )}
-                {bodyFields(op).length > 0 && (
-                  <div class="table-wrap">
-                    <table class="table small" data-body>
-                      <thead>
-                        <tr>
-                          <th>Body field</th>
-                          <th>Type</th>
-                          <th>Default</th>
-                          <th>Description</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {bodyFields(op).map((f) => (
-                          <tr key={f.name}>
-                            <td>
-                              <code>{f.name}</code>
-                              {f.required ? ' *' : ''}
-                            </td>
-                            <td>{typeOf(f)}</td>
-                            <td>{f.schema.default === undefined ? '' : String(f.schema.default)}</td>
-                            <td>{f.schema.description ?? ''}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
-                )}
+                <FieldTable
+                  title="Parameter"
+                  fields={(op.parameters ?? []).map((p) => ({ key: `${p.in}-${p.name}`, name: p.name, required: !!p.required, in: p.in, schema: p.schema ?? {}, description: p.description }))}
+                />
+                <FieldTable title="Body field" body fields={bodyFields(op).map((f) => ({ key: f.name, name: f.name, required: f.required, schema: f.schema, description: f.schema.description }))} />
                 <p class="small muted">Responses: {Object.keys(op.responses ?? {}).join(', ')}</p>
                 <CopyBlock text={curlOf(`${location.origin}${server.url}`, path, method, op)} />
               </article>
