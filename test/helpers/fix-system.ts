@@ -11,6 +11,7 @@ import { startQuery } from '../../query/main.js';
 import type { ProblemSource } from '../../fixes/problem-source.js';
 import { startNats, type TestNats } from './nats.js';
 import { tempDir } from './tmp.js';
+import type { FixServices } from '../../fixes/services.js';
 
 export interface FixSystem {
   rt: Runtime;
@@ -77,4 +78,23 @@ export async function seedConversations(rt: Runtime, tenant: string, items: Arra
   await rt.store.insert('messages', rows, { async_insert: 0 });
   const now = new Date().toISOString();
   await rt.store.insert('conversations', items.map((c) => ({ tenant_id: tenant, conversation_id: c.id, version: 1, message_count: 2, first_ts: now, last_ts: now })), { async_insert: 0 });
+}
+
+/**
+ * The refund scenario several fix suites share: eight conversations asking for a refund, and a
+ * support agent whose harness holds one system prompt (`support-system`) with a known baseline.
+ */
+export const REFUND_CONVERSATIONS = Array.from({ length: 8 }, (_, i) => `conv-refund-${i}`);
+export const REFUND_GRAPH = {
+  agents: [{ key: 'support' }],
+  artifacts: [{ key: 'support/system-prompt', kind: 'prompt', source_path: 'prompts/support.md', prompt_key: 'support-system', tools: ['lookup_order'], keywords: ['refund', 'order'] }],
+  relationships: [],
+};
+export const REFUND_BASELINE = 'You are a support agent for an online shop. Be polite and concise.';
+
+/** Seeds the refund scenario into tenant `default`: its conversations, harness graph and prompt. */
+export async function seedRefundScenario(sys: FixSystem, svc: FixServices): Promise<void> {
+  await seedConversations(sys.rt, 'default', REFUND_CONVERSATIONS.map((id, i) => ({ id, user: `I want a refund for order ${1000 + i}, it arrived broken.` })));
+  await svc.harness.sync('default', { graph: REFUND_GRAPH, dryRun: false });
+  await svc.prompts.sync('default', [{ key: 'support-system', content: REFUND_BASELINE, sourcePath: 'prompts/support.md' }], { dryRun: false });
 }

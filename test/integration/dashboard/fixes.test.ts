@@ -15,20 +15,14 @@ import { createFixServices } from '../../../fixes/services.js';
 import { startReplayWorker, type ReplayWorker } from '../../../fixes/replay-worker.js';
 import { http } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
-import { seedConversations, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
+import { REFUND_BASELINE, REFUND_CONVERSATIONS, seedRefundScenario, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
 import { findChromium, launchChromium, screenshotDir } from '../../helpers/browser.js';
 
 const chromiumPath = findChromium();
 const problems = createMemoryProblems();
-const convIds = Array.from({ length: 8 }, (_, i) => `conv-refund-${i}`);
+const convIds = REFUND_CONVERSATIONS;
 const P = problems.add({ attributions: convIds.map((id) => ({ conversationId: id, msgIndex: 0 })), rankScore: 0.9 });
 const P2 = problems.add({ displayName: 'Second problem', causeStatement: 'The agent forgets shipping addresses between turns', attributions: convIds.map((id) => ({ conversationId: id, msgIndex: 0 })), rankScore: 0.4 });
-const GRAPH = {
-  agents: [{ key: 'support' }],
-  artifacts: [{ key: 'support/system-prompt', kind: 'prompt', source_path: 'prompts/support.md', prompt_key: 'support-system', tools: ['lookup_order'], keywords: ['refund', 'order'] }],
-  relationships: [],
-};
-const BASELINE = 'You are a support agent for an online shop. Be polite and concise.';
 
 let sys: FixSystem;
 let worker: ReplayWorker | undefined;
@@ -66,9 +60,7 @@ const shownStatus = async (page: Page) => (await page.locator('[data-fix-status]
 async function setup() {
   sys = await startFixSystem({ problems });
   const svc = await createFixServices({ config: sys.config, bus: sys.rt.bus, store: sys.rt.store, problems, now: () => sys.clock.now });
-  await seedConversations(sys.rt, 'default', convIds.map((id, i) => ({ id, user: `I want a refund for order ${1000 + i}, it arrived broken.` })));
-  await svc.harness.sync('default', { graph: GRAPH, dryRun: false });
-  await svc.prompts.sync('default', [{ key: 'support-system', content: BASELINE, sourcePath: 'prompts/support.md' }], { dryRun: false });
+  await seedRefundScenario(sys, svc);
   worker = await startReplayWorker(sys.rt.bus);
   for (const p of [P, P2]) {
     const r = await http(route(`/problems/${p.problemId}/fixes`), { method: 'POST', headers: { 'x-api-key': sys.adminKey }, body: { fixType: 'auto' } });

@@ -18,21 +18,15 @@ import { signPayload } from '../../../query/routes/fixes.js';
 import { http, type HttpResult } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
 import { startFakeGithub, type FakeGithub } from '../../helpers/fake-github.js';
-import { seedConversations, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
+import { REFUND_BASELINE, REFUND_CONVERSATIONS, seedRefundScenario, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
 
 const SECRET = 'whsec-openapi-0123456789';
 const problems = createMemoryProblems();
-const convIds = Array.from({ length: 8 }, (_, i) => `conv-refund-${i}`);
+const convIds = REFUND_CONVERSATIONS;
 const attributions = convIds.map((id) => ({ conversationId: id, msgIndex: 0 }));
 const P1 = problems.add({ attributions, rankScore: 0.9 });
 const P2 = problems.add({ displayName: 'Second problem', causeStatement: 'The agent forgets shipping addresses between turns', attributions, rankScore: 0.5 });
 const P3 = problems.add({ displayName: 'Third problem', causeStatement: 'The agent promises refunds it cannot grant', attributions, rankScore: 0.2 });
-const GRAPH = {
-  agents: [{ key: 'support' }],
-  artifacts: [{ key: 'support/system-prompt', kind: 'prompt', source_path: 'prompts/support.md', prompt_key: 'support-system', tools: ['lookup_order'], keywords: ['refund', 'order'] }],
-  relationships: [],
-};
-const BASELINE = 'You are a support agent for an online shop. Be polite and concise.';
 
 let sys: FixSystem;
 let svc: FixServices;
@@ -111,9 +105,7 @@ test.before(async () => {
     env: { FIX_GITHUB_TOKEN: 'ghs_test', FIX_GITHUB_REPO: 'acme/harness', FIX_GITHUB_API_URL: gh.url, FIX_WEBHOOK_SECRET: SECRET },
   });
   svc = await createFixServices({ config: sys.config, bus: sys.rt.bus, store: sys.rt.store, problems, now: () => sys.clock.now });
-  await seedConversations(sys.rt, 'default', convIds.map((id, i) => ({ id, user: `I want a refund for order ${1000 + i}, it arrived broken.` })));
-  await svc.harness.sync('default', { graph: GRAPH, dryRun: false });
-  await svc.prompts.sync('default', [{ key: 'support-system', content: BASELINE, sourcePath: 'prompts/support.md' }], { dryRun: false });
+  await seedRefundScenario(sys, svc);
   worker = await startReplayWorker(sys.rt.bus);
 });
 
@@ -230,7 +222,7 @@ test('local delivery, dismissal and prompt sync answers match the document', asy
   const f3 = await draft(P3.problemId);
   const d = await call('POST', t(`/fixes/${f3.id}/dismiss`), { body: { reason: 'not worth it' } });
   assert.is(d.body.status, 'REJECTED');
-  const sync = await call('POST', t('/prompts/sync'), { body: { prompts: [{ key: 'support-system', content: `${BASELINE} Always confirm the order number.` }], dryRun: true } });
+  const sync = await call('POST', t('/prompts/sync'), { body: { prompts: [{ key: 'support-system', content: `${REFUND_BASELINE} Always confirm the order number.` }], dryRun: true } });
   assert.is(sync.status, 200, sync.text);
   assert.is(sync.body.prompts[0].action, 'updated');
   assert.is(sync.body.prompts[0].versionId, null);

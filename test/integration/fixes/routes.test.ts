@@ -12,13 +12,13 @@ import { createFixStore } from '../../../fixes/store.js';
 import { KV_BUCKETS } from '../../../schemas/subjects.js';
 import { http } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
-import { seedConversations, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
+import { REFUND_BASELINE, REFUND_CONVERSATIONS, seedRefundScenario, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
 
 const problems = createMemoryProblems();
 let sys: FixSystem;
 let svc: FixServices;
 let worker: ReplayWorker | undefined;
-const convIds = Array.from({ length: 8 }, (_, i) => `conv-refund-${i}`);
+const convIds = REFUND_CONVERSATIONS;
 const P = problems.add({ attributions: convIds.map((id) => ({ conversationId: id, msgIndex: 0 })), rankScore: 0.9 });
 const P2 = problems.add({ displayName: 'Second problem', causeStatement: 'The agent forgets shipping addresses between turns', attributions: convIds.map((id) => ({ conversationId: id, msgIndex: 0 })), rankScore: 0.4 });
 const MERGED = randomUUID();
@@ -39,19 +39,11 @@ const advanceUntil = async (fixId: string, stop: (s: string) => boolean, max = 6
   return f;
 };
 
-const GRAPH = {
-  agents: [{ key: 'support' }],
-  artifacts: [{ key: 'support/system-prompt', kind: 'prompt', source_path: 'prompts/support.md', prompt_key: 'support-system', tools: ['lookup_order'], keywords: ['refund', 'order'] }],
-  relationships: [],
-};
-const BASELINE = 'You are a support agent for an online shop. Be polite and concise.';
 
 test.before(async () => {
   sys = await startFixSystem({ problems });
   svc = await createFixServices({ config: sys.config, bus: sys.rt.bus, store: sys.rt.store, problems, now: () => sys.clock.now });
-  await seedConversations(sys.rt, 'default', convIds.map((id, i) => ({ id, user: `I want a refund for order ${1000 + i}, it arrived broken.` })));
-  await svc.harness.sync('default', { graph: GRAPH, dryRun: false });
-  await svc.prompts.sync('default', [{ key: 'support-system', content: BASELINE, sourcePath: 'prompts/support.md' }], { dryRun: false });
+  await seedRefundScenario(sys, svc);
   worker = await startReplayWorker(sys.rt.bus);
 });
 
@@ -131,7 +123,7 @@ test('advance: proposing registers the candidate as a new prompt version with ch
   assert.ok(f.candidateRef.changelog.length > 10);
   assert.ok(f.candidateRef.risks.length > 10);
   const content = await svc.prompts.content('default', f.candidateRef.promptVersionId);
-  assert.ok(content!.startsWith(BASELINE));
+  assert.ok(content!.startsWith(REFUND_BASELINE));
   assert.ok(content!.includes('lookup_order'));
   const rec = await svc.prompts.get('default', 'support-system');
   assert.is(rec!.labels.prod, f.baselineVersionId, 'the candidate is registered unlabeled');
@@ -172,7 +164,7 @@ test('verify body bounds: candidateContent 40–200,000 characters (400 otherwis
 
 test('verify from VERIFIED → GATING with a fresh gateRunId; an uploaded candidate is recorded by hash only', async () => {
   const before = (await get(`/fixes/${fixId}`)).body;
-  const content = `${BASELINE}\nBefore answering about refunds, check eligibility by calling lookup_order.`;
+  const content = `${REFUND_BASELINE}\nBefore answering about refunds, check eligibility by calling lookup_order.`;
   const r = await post(`/fixes/${fixId}/verify`, { candidateContent: content });
   assert.is(r.status, 200, r.text);
   assert.ok(r.body.gateRunId && r.body.gateRunId !== before.gateRunId);
@@ -278,7 +270,7 @@ test('ten concurrent advance calls: one winner per step, the others return the r
 });
 
 test('prompt sync route: complete set with content hashes, dry run by flag, admin only', async () => {
-  const body = { prompts: [{ key: 'support-system', content: BASELINE, sourcePath: 'prompts/support.md' }, { key: 'greeter', content: 'Say hello.', systemPrompt: 'x' }], dryRun: true };
+  const body = { prompts: [{ key: 'support-system', content: REFUND_BASELINE, sourcePath: 'prompts/support.md' }, { key: 'greeter', content: 'Say hello.', systemPrompt: 'x' }], dryRun: true };
   assert.is((await post('/prompts/sync', body, sys.memberKey)).status, 403);
   const dry = await post('/prompts/sync', body);
   assert.is(dry.status, 200, dry.text);

@@ -169,14 +169,7 @@ test('rows spanning more months than one insert may touch are inserted in chunks
 });
 
 test('group commit: while an insert runs the buffer keeps filling, and is inserted as one batch when it ends', async () => {
-  const calls: string[][] = [];
-  let release!: () => void;
-  const blocked = new Promise<void>((r) => (release = r));
-  const insert: InsertFn = async (table, block) => {
-    if (table !== 'events') return;
-    calls.push(blockRows(block).map((r) => String(r.event_id)));
-    if (calls.length === 1) await blocked;
-  };
+  const { insert, calls, release } = gatedInsert();
   const events: string[] = [];
   const sink = sinkOf(insert, { flushIntervalMs: 5 });
   sink.add(entry('a', ['a1'], events));
