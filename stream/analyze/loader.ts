@@ -9,7 +9,7 @@ import { TupleParam } from '@clickhouse/client';
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import type { MemoryRowIn } from './state-rows.js';
 import type { CallFact } from './tool-rollup-plan.js';
-import type { AggregateIn, CallRowIn, MessageRowIn, StateIn, WorkItem } from './work.js';
+import type { AggregateIn, CallRowIn, MessageRowIn, StateIn, WorkItem } from './work-items.js';
 
 export interface ConversationKey {
   tenantId: string;

@@ -5,79 +5,16 @@
  * Pure: the framework (analyze-consumer.ts) owns every read and write.
  */
 import { createHash } from 'node:crypto';
-import type { ContentBlock } from '../../schemas/events.js';
 import { analyzeSnapshot, type AnalyzerOutcome } from '../analyses/pipeline.js';
 import { createCategoryRegistry, type CategoryRegistry, type RegisteredCategory } from '../analyses/tool-failure-categories.js';
 import { conversationFrustration, isFrustratedMessage } from '../analyses/emotions.js';
 import { countedDetections, isLazyConversation } from '../analyses/laziness.js';
-import { buildSnapshot, type StoredCall, type StoredMessage } from '../analyses/snapshot.js';
 import { isHumanTurn } from '../analyses/text/turns.js';
-import type { ConversationAnalysis, ConversationSnapshot, Role } from '../analyses/types.js';
+import type { ConversationAnalysis, ConversationSnapshot } from '../analyses/types.js';
 import { createMemoryPass, stepScoreRows, worldStateRows } from './state-rows.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import { planToolRollup, type CallFact } from './tool-rollup-plan.js';
-
-/** A `messages` row as the loader reads it. */
-export interface MessageRowIn {
-  message_id: string;
-  role: string;
-  content: string;
-  tool_calls: string;
-  tool_results: string;
-  ts_ms: string | number;
-  thread_id: string;
-}
-
-/** A telemetry call (`tool_calls` folded by id) as the loader reads it. */
-export interface CallRowIn {
-  call_id: string;
-  tool_name: string;
-  input: string;
-  command: string;
-  ts_ms: string | number;
-  success: string | number;
-  error: string;
-  error_type: string;
-  decision: string;
-}
-
-/** Events and messages aggregates of a conversation (stream-analysis-rollup.sql). */
-export interface AggregateIn {
-  events: string | number;
-  environment: string;
-  user_id: string;
-  agent: string;
-  message_count: string | number;
-  first_ts: string;
-  last_ts: string;
-  input_tokens: string | number;
-  output_tokens: string | number;
-  cost_usd: number;
-  api_request_count: string | number;
-  api_error_count: string | number;
-  thread_count: string | number;
-  summary: string;
-}
-
-export interface StateIn {
-  analyzer: string;
-  analyzer_version: number | string;
-  outcome: string;
-  attempts: number | string;
-  item_keys: string[];
-}
-
-export interface WorkItem {
-  tenantId: string;
-  conversationId: string;
-  messages: MessageRowIn[];
-  calls: CallRowIn[];
-  aggregate?: AggregateIn;
-  state: StateIn[];
-  toolState: CallFact[];
-  /** The stored memory document of the conversation's user (user_memory), when there is one. */
-  userMemory?: string;
-}
+import { snapshotOf, type WorkItem } from './work-items.js';
 
 export interface WorkInput {
   /** Version of every row of this run (monotonic, from the main thread). */
@@ -112,49 +49,6 @@ export interface WorkOutput {
   items: ItemOutcome[];
   /** Failure categories issued by this batch, per tenant: persisted before the calls that use them. */
   createdCategories: Record<string, RegisteredCategory[]>;
-}
-
-const parseArray = (text: string): Record<string, unknown>[] => {
-  try {
-    const v = JSON.parse(text || '[]');
-    return Array.isArray(v) ? v : [];
-  } catch {
-    return [];
-  }
-};
-
-/** A stored message back to the snapshot's shape: its text, then its tool blocks as stored. */
-export function storedMessage(r: MessageRowIn): StoredMessage {
-  const blocks: ContentBlock[] = [];
-  if (r.content) blocks.push({ type: 'text', text: r.content });
-  for (const c of parseArray(r.tool_calls)) blocks.push({ type: 'tool_use', tool_use_id: String(c.id ?? ''), tool_name: String(c.name ?? ''), input: c.input ?? '' });
-  for (const c of parseArray(r.tool_results)) blocks.push({ type: 'tool_result', tool_use_id: String(c.tool_use_id ?? ''), content: c.content ?? '', is_error: c.is_error === true });
-  return { messageId: r.message_id, role: r.role as Role, content: r.content, blocks, tsMs: Number(r.ts_ms), threadId: r.thread_id };
-}
-
-export function storedCall(r: CallRowIn): StoredCall {
-  return {
-    callId: r.call_id,
-    toolName: r.tool_name,
-    input: r.input,
-    command: r.command,
-    tsMs: Number(r.ts_ms),
-    success: Number(r.success),
-    error: r.error,
-    errorType: r.error_type,
-    decision: r.decision,
-  };
-}
-
-export function snapshotOf(item: WorkItem): ConversationSnapshot {
-  return buildSnapshot({
-    tenantId: item.tenantId,
-    conversationId: item.conversationId,
-    userId: item.aggregate?.user_id ?? '',
-    environment: item.aggregate?.environment || 'production',
-    messages: item.messages.map(storedMessage),
-    calls: item.calls.map(storedCall),
-  });
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

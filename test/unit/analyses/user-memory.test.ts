@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SlotMap } from '../../../schemas/world-state.js';
 import { contributionOf, emptyMemory, mergeMemory, parseMemory, warmstart, MAX_MEMORY_SLOTS, MAX_VALUES_PER_SLOT } from '../../../stream/analyses/user-memory.js';
-import { runAnalysisWork, type MessageRowIn, type WorkItem } from '../../../stream/analyze/work.js';
+import { runAnalysisWork } from '../../../stream/analyze/work.js';
+import type { MessageRowIn, WorkItem } from '../../../stream/analyze/work-items.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const slots = (at: number, values: Record<string, string>): SlotMap =>

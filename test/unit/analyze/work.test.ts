@@ -3,7 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { analyzeSnapshot } from '../../../stream/analyses/pipeline.js';
 import { buildSnapshot } from '../../../stream/analyses/snapshot.js';
-import { conversationRow, runAnalysisWork, snapshotOf, type MessageRowIn, type WorkItem } from '../../../stream/analyze/work.js';
+import { conversationRow, runAnalysisWork } from '../../../stream/analyze/work.js';
+import { snapshotOf, type MessageRowIn, type WorkItem } from '../../../stream/analyze/work-items.js';
 import { emptyAnalysis } from '../../../stream/analyses/pipeline.js';
 
 const T0 = Date.parse('2025-06-01T10:00:00.000Z');
