@@ -44,7 +44,7 @@ Exit code 1 when an input line was refused or an analyzer failed (the output is 
     if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
     if (args.positionals.length > 1) throw new UsageError('give at most one FILE (or - for standard input)');
     const source = args.positionals[0] ?? '-';
-    const events = readEvents(source, format);
+    const events = await readEvents(source, format);
     const out = analyzeDirectEvents(events, { workspace: workspaceEnv });
     // segment goal texts are an input of the taxonomy, not a result of their own
     for (const { segment_goals: _goals, ...r } of out.results) process.stdout.write(JSON.stringify(r) + '\n');
@@ -53,8 +53,15 @@ Exit code 1 when an input line was refused or an analyzer failed (the output is 
   },
 };
 
-function readText(source: string): string {
-  if (source === '-') return readFileSync(0, 'utf8');
+/** Standard input read through its stream: a synchronous read of a non-blocking pipe fails with EAGAIN. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readText(source: string): Promise<string> {
+  if (source === '-') return readStdin();
   try {
     return readFileSync(source, 'utf8');
   } catch (err) {
@@ -71,12 +78,12 @@ function isDirectory(source: string): boolean {
 }
 
 /** The input as direct-ingest events; lines that are not JSON become refused events. */
-function readEvents(source: string, format: Format): unknown[] {
+async function readEvents(source: string, format: Format): Promise<unknown[]> {
   if (format !== 'direct' && isDirectory(source)) {
     const files = findImportFiles([source]).filter((f) => (format === 'claude-code' ? f.endsWith('.jsonl') : format === 'openai-chat' ? f.endsWith('.json') : /\.(md|txt)$/.test(f)));
     return files.flatMap((f) => convert(readFileSync(f, 'utf8'), basename(f), format));
   }
-  return convert(readText(source), source === '-' ? 'stdin' : basename(source), format);
+  return convert(await readText(source), source === '-' ? 'stdin' : basename(source), format);
 }
 
 function convert(text: string, label: string, format: Format): unknown[] {
