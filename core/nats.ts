@@ -76,8 +76,9 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
   mkdirSync(opts.storeDir, { recursive: true });
   const pidFile = join(opts.storeDir, 'server.pid');
   const urlFile = join(opts.storeDir, 'server.url');
-  // a live supervisor means its parent (a running `tracehouse start`) is alive: share its server
-  const running = await runningServer(pidFile, urlFile);
+  const ownerFile = join(opts.storeDir, 'server.owner');
+  // a live owner (a running `tracehouse start`) means its server is meant to run on: share it
+  const running = await runningServer(pidFile, urlFile, ownerFile);
   if (running) return { url: running, pid: Number(readFileSync(pidFile, 'utf8')), stop: async () => {} };
   await stopLeftover(pidFile);
   // The server logs to a file, never to a pipe of ours: after a SIGKILL of this process the pipe has
@@ -103,6 +104,7 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
       await waitForPort(port, child, 15_000);
       writeFileSync(pidFile, String(child.pid));
       writeFileSync(urlFile, url);
+      writeFileSync(ownerFile, String(process.pid));
       opts.log?.info({ url, storeDir: opts.storeDir }, 'managed nats-server started');
       return {
         url,
@@ -118,10 +120,16 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
   throw lastErr;
 }
 
-async function runningServer(pidFile: string, urlFile: string): Promise<string | undefined> {
-  if (!existsSync(pidFile) || !existsSync(urlFile)) return undefined;
+/**
+ * The URL of a server whose owner still runs. The owner, not the supervisor, decides: a supervisor
+ * outlives its owner's SIGKILL until it notices the closed pipe, and a server shared in that window
+ * stops under its new user (connection refused, or state read in the middle of the shutdown).
+ */
+async function runningServer(pidFile: string, urlFile: string, ownerFile: string): Promise<string | undefined> {
+  if (!existsSync(pidFile) || !existsSync(urlFile) || !existsSync(ownerFile)) return undefined;
   const pid = Number(readFileSync(pidFile, 'utf8'));
-  if (!(pid > 0) || !isAlive(pid)) return undefined;
+  const owner = Number(readFileSync(ownerFile, 'utf8'));
+  if (!(pid > 0) || !isAlive(pid) || !(owner > 0) || !isAlive(owner)) return undefined;
   const url = readFileSync(urlFile, 'utf8').trim();
   try {
     const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
@@ -138,8 +146,9 @@ async function stopLeftover(pidFile: string): Promise<void> {
   const pid = Number(readFileSync(pidFile, 'utf8'));
   if (pid > 0) {
     try {
-      // the supervisor's group holds the server; SIGTERM both
+      // the supervisor's group holds the server; SIGTERM both (and wake a stopped supervisor)
       process.kill(-pid, 'SIGTERM');
+      process.kill(-pid, 'SIGCONT');
     } catch {
       // already gone
     }
