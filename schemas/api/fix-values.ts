@@ -1,6 +1,6 @@
 /**
  * The values of the fix pipeline (spec/fix-pipeline.md), one list each: the implementation
- * (fixes/, query/routes/fixes.ts, mcp/tools.ts), the request and response schemas
+ * (fixes/, query/routes/fixes.ts, mcp/fix-tools.ts), the request and response schemas
  * (schemas/api/fixes.ts, schemas/api/fix-objects.ts) and the dashboard's fix pages import them
  * from here. Plain constants only, so the dashboard bundle can import this module as is.
  */
