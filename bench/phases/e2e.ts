@@ -91,19 +91,23 @@ export interface FreshnessResult {
   markers: number;
   timeouts: number;
   latency?: LatencySummary;
+  /** The duration of each context read of the markers' polls: a data API read while the system ingests. */
+  read_latency?: LatencySummary;
   background?: Throughput;
 }
 
 /**
  * Freshness: while background load runs at `rate`, a marker conversation is posted to /v1/ingest
  * every 300 ms and its context is polled through the data API until its message is visible. The
- * figure is accepted (200 from ingest) → visible (context answers with ≥ 1 message).
+ * figure is accepted (200 from ingest) → visible (context answers with ≥ 1 message). Each poll's
+ * duration is kept as well: how long a data API read takes while the system ingests.
  */
 export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: Pool, rate: number): Promise<FreshnessResult> {
   const key = sys.keys.t00!;
   const ctxUrl = (id: string) => `${sys.queryUrl}/api/v1/data/conversations/${encodeURIComponent(id)}/context`;
   const probe = await routeExists(ctxUrl('probe-absent'), { method: 'GET', headers: { 'x-api-key': key } });
   if (!sys.queryUrl || !probe.exists && probe.status !== 404) return { missing: 'n/a (not implemented: query context endpoint)', rate_events_per_s: rate, markers: 0, timeouts: 0 };
+  const reads: number[] = [];
   const marker = async (): Promise<number | undefined> => {
     const id = `fresh-${randomBytes(8).toString('hex')}`;
     const body = JSON.stringify({ events: [{ conversation_id: id, role: 'user', message: 'freshness marker', timestamp: new Date().toISOString() }] });
@@ -113,8 +117,10 @@ export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: 
     if (res.status !== 200 && res.status !== 202) return undefined;
     const accepted = performance.now();
     while (performance.now() - accepted < 15_000) {
+      const asked = performance.now();
       const r = await fetch(ctxUrl(id), { headers: { 'x-api-key': key } });
       const j = (await r.json().catch(() => ({}))) as { total_messages?: number };
+      reads.push(performance.now() - asked);
       if (r.status === 200 && (j.total_messages ?? 0) > 0) return performance.now() - accepted;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -132,7 +138,7 @@ export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: 
     const bg = throughput(await background);
     const seen = results.filter((v): v is number => v !== undefined && Number.isFinite(v));
     const timeouts = results.filter((v) => v === Infinity).length;
-    return { rate_events_per_s: rate, markers: results.length, timeouts, latency: summarize(seen.concat(Array(timeouts).fill(15_000))), background: bg };
+    return { rate_events_per_s: rate, markers: results.length, timeouts, latency: summarize(seen.concat(Array(timeouts).fill(15_000))), read_latency: summarize(reads), background: bg };
   } catch (err) {
     await background.catch(() => undefined);
     return { missing: `n/a (${(err as Error).message})`, rate_events_per_s: rate, markers: 0, timeouts: 0 };
