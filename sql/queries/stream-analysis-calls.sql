@@ -7,3 +7,4 @@ SELECT tenant_id, conversation_id, call_id, max(tool_name) AS tool_name, max(inp
 FROM {{db}}.tool_calls
 WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
 GROUP BY tenant_id, conversation_id, call_id
+SETTINGS max_threads = 1

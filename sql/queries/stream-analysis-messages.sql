@@ -6,3 +6,4 @@ SELECT tenant_id, conversation_id, message_id, role, content, tool_calls, tool_r
 FROM {{db}}.messages FINAL
 WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
 ORDER BY tenant_id, conversation_id, ts, seq, message_id
+SETTINGS max_threads = 1

@@ -66,4 +66,4 @@ LEFT JOIN
     FROM {{db}}.conversation_summaries FINAL
     WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
 ) AS s ON s.tenant_id = e.tenant_id AND s.conversation_id = e.conversation_id
-SETTINGS join_use_nulls = 0
+SETTINGS join_use_nulls = 0, max_threads = 1

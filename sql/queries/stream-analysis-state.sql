@@ -3,3 +3,4 @@
 SELECT tenant_id, conversation_id, analyzer, analyzer_version, outcome, attempts, item_keys
 FROM {{db}}.analysis_state FINAL
 WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
+SETTINGS max_threads = 1

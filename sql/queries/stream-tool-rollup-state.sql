@@ -15,3 +15,4 @@ SELECT
     category_id
 FROM {{db}}.tool_call_rollup_state FINAL
 WHERE (tenant_id, conversation_id) IN {keys:Array(Tuple(String, String))}
+SETTINGS max_threads = 1

@@ -4,6 +4,9 @@
  * tool-failure rollup's last state — five primary-key reads for the whole batch (of any tenants),
  * whatever the number of analyzers — then the memory of the batch's users (a sixth, once their
  * ids are known from the aggregates). Conversations are read in chunks to bound one query's memory.
+ * Each read is a primary-key lookup and runs on one thread (`max_threads = 1` in its SQL): on small
+ * lookups the engine's parallel pipeline cost more CPU than it saved (docs/stream.md "Analysis
+ * snapshot reads").
  */
 import { TupleParam } from '@clickhouse/client';
 import { namedQuery, type Store } from '../../core/clickhouse.js';
