@@ -31,6 +31,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import type { Store } from '../../core/clickhouse.js';
 import { withLease } from '../../core/lease.js';
+import { groupByProblem } from './attribution-rows.js';
 import { runEngine, type EngineConfig, type EngineOutput } from './engine.js';
 import { AttributionNotFoundError, InvalidProblemFeedbackError, ProblemNotFoundError, ProblemsRunBusyError } from './errors.js';
 import { refineSummaries, type RefineConfig } from './refine.js';
@@ -195,13 +196,7 @@ async function runPass(deps: ProblemsDeps, tenant: string, opts: { onlyIfChanged
   const out: EngineOutput = runEngine({ tenant, runId, now: t0, signals: input.signals, previous, previousAttributions, feedback: pending, blended: input.blended, conversationCount: input.conversations, config: deps.config });
   opts.signal?.throwIfAborted();
   if (deps.llm?.url) {
-    const rowsOf = new Map<string, typeof out.attributions>();
-    for (const r of out.attributions) {
-      let l = rowsOf.get(r.problem_id);
-      if (!l) rowsOf.set(r.problem_id, (l = []));
-      l.push(r);
-    }
-    out.stats.refinement = await refineSummaries(out.problems, rowsOf, deps.llm, opts.signal);
+    out.stats.refinement = await refineSummaries(out.problems, groupByProblem(out.attributions), deps.llm, opts.signal);
   }
   out.stats.incremental = { mode: plan.mode, reason: plan.reason, read_conversations: fresh.length, reused_conversations: stored.length, last_full_at: plan.mode === 'full' ? startedAt : plan.lastFullAt };
   await ps.writeOutput(tenant, runId, out, startedAt);

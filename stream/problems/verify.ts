@@ -10,8 +10,8 @@
  */
 import { unitHash } from './text.js';
 import { CAUSE_KINDS, type Attribution, type ProblemState, type Signal, type VerificationSample } from './types.js';
-import type { EngineConfig } from './engine.js';
-import { matches } from './engine.js';
+import { matches } from './criteria.js';
+import type { EngineConfig } from './engine-contract.js';
 
 export interface VerifyContext {
   signals: ReadonlyMap<string, Signal>;
