@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { BadRequestError, NotFoundError } from '../core/errors.js';
 import { PROMPT_LABELS, sha256, type PromptEntryInput } from '../fixes/prompts.js';
 import type { ReplayCase } from '../fixes/replay-protocol.js';
-import type { RunStatus } from '../fixes/replay.js';
+import type { ReplayRun, RunStatus } from '../fixes/replay.js';
 import { ok, pollSeconds, tenantId, waitSeconds, type ToolContext, type ToolKit } from './tool-kit.js';
 
 const promptEntry = z.object({
@@ -91,6 +91,15 @@ export function registerPromptTools({ tool, sleep }: ToolKit, ctx: ToolContext):
     return services.replay.createSet(tenant, { name, cases, source });
   };
 
+  /** An A/B replay of the set's cases: baseline against candidate, `seeds_per_case` seeds each. */
+  const startAbRun = (
+    tenant: string,
+    set: { setId: string; cases: ReadonlyArray<{ case_id: string }> },
+    a: { seeds_per_case: number; assistant_model?: string },
+    arms: ReplayRun['arms'],
+  ) =>
+    services.replay.startRun(tenant, { setId: set.setId, kind: 'ab', caseIds: set.cases.map((c) => c.case_id), seeds: a.seeds_per_case, assistantModel: a.assistant_model ?? '', arms });
+
   const waitRun = async (tenant: string, runId: string, maxWaitS: number, pollS: number) => {
     const until = ctx.now() + maxWaitS * 1000;
     for (;;) {
@@ -151,13 +160,9 @@ export function registerPromptTools({ tool, sleep }: ToolKit, ctx: ToolContext):
     async (a, p) => {
       await services.replay.requireWorker();
       const set = await buildSet(p.tenant, a);
-      const run = await services.replay.startRun(p.tenant, {
-        setId: set.setId,
-        kind: 'ab',
-        caseIds: set.cases.map((c) => c.case_id),
-        seeds: a.seeds_per_case,
-        assistantModel: a.assistant_model ?? '',
-        arms: { baseline: { content: a.baseline_content, versionId: a.baseline_version_id ?? '' }, candidate: { content: a.candidate_content, versionId: a.candidate_version_id ?? '' } },
+      const run = await startAbRun(p.tenant, set, a, {
+        baseline: { content: a.baseline_content, versionId: a.baseline_version_id ?? '' },
+        candidate: { content: a.candidate_content, versionId: a.candidate_version_id ?? '' },
       });
       if (!a.wait) return ok({ replaySetId: set.setId, runId: run.runId });
       const s = runSummary(await waitRun(p.tenant, run.runId, a.max_wait_seconds, a.poll_interval_seconds));
@@ -244,13 +249,9 @@ export function registerPromptTools({ tool, sleep }: ToolKit, ctx: ToolContext):
       const warnings: string[] = [];
       if (a.gate) {
         await services.replay.requireWorker();
-        const run = await services.replay.startRun(p.tenant, {
-          setId: set.setId,
-          kind: 'ab',
-          caseIds: set.cases.map((c) => c.case_id),
-          seeds: a.seeds_per_case,
-          assistantModel: a.assistant_model ?? '',
-          arms: { baseline: { content: a.baseline_content!, versionId: rec.labels.prod ?? '' }, candidate: { content: proposal.content, versionId: v.versionId } },
+        const run = await startAbRun(p.tenant, set, a, {
+          baseline: { content: a.baseline_content!, versionId: rec.labels.prod ?? '' },
+          candidate: { content: proposal.content, versionId: v.versionId },
         });
         const s = runSummary(await waitRun(p.tenant, run.runId, a.max_wait_seconds, a.poll_interval_seconds));
         data.gate = s;
