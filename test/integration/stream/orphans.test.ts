@@ -57,6 +57,14 @@ test('a server whose owner died is not shared while its supervisor has yet to no
   } finally {
     await bus.close();
     await nats.stop();
+    // never leave the frozen supervisor behind, whatever the assertions found
+    if (alive(oldSupervisor)) {
+      try {
+        process.kill(-oldSupervisor, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
   }
 });
 
