@@ -11,7 +11,8 @@ import { ConversationPage } from './pages/conversation';
 import { UseCasesPage } from './pages/use-cases';
 import { ToolFailuresPage, ToolPage } from './pages/tool-failures';
 import { ApiReferencePage } from './pages/api-reference';
-import { ProblemPage, ProblemsPage } from './pages/problems';
+import { ProblemsPage } from './pages/problems';
+import { ProblemPage } from './pages/problem';
 import { FixesPage, FixPage } from './pages/fixes';
 
 interface PageContext {
