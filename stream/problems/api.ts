@@ -33,11 +33,14 @@ import type { Store } from '../../core/clickhouse.js';
 import { withLease } from '../../core/lease.js';
 import { groupByProblem } from './attribution-rows.js';
 import { runEngine, type EngineConfig, type EngineOutput } from './engine.js';
-import { AttributionNotFoundError, InvalidProblemFeedbackError, ProblemNotFoundError, ProblemsRunBusyError } from './errors.js';
+import { AttributionNotFoundError, ProblemNotFoundError, ProblemsRunBusyError } from './errors.js';
 import { refineSummaries, type RefineConfig } from './refine.js';
 import { createProblemsStore, signalInputOf, type ProblemsStore, type RunRow } from './store.js';
+import { validateFeedback, type FeedbackInput, type FeedbackReceipt } from './feedback.js';
 import { UUID_RE, uuidFrom } from './text.js';
-import { PROBLEMS_ENGINE_VERSION, FEEDBACK_ACTIONS, type FeedbackAction, type FixRef, type ProblemState, type RunStats, type SignalKind, type Door } from './types.js';
+import { PROBLEMS_ENGINE_VERSION, type ProblemState, type RunStats, type SignalKind, type Door } from './types.js';
+
+export { validateFeedback, type FeedbackInput, type FeedbackReceipt };
 
 export interface ProblemsDeps {
   store: Store;
@@ -89,23 +92,6 @@ export interface TrustedAttribution {
   door: Door;
   confidence: number;
   dedup_count: number;
-}
-
-export interface FeedbackInput {
-  action: FeedbackAction;
-  reason?: string;
-  attribution_id?: string;
-  new_display_name?: string;
-  actor?: string;
-  fix_ref?: FixRef;
-}
-
-export interface FeedbackReceipt {
-  feedback_id: string;
-  problem_id: string;
-  action: FeedbackAction;
-  status: 'pending';
-  duplicate: boolean;
 }
 
 const now = (deps: ProblemsDeps) => (deps.now ?? Date.now)();
@@ -266,54 +252,6 @@ export async function listTrustedAttributions(deps: ProblemsDeps, tenant: string
       confidence: Number(r.confidence),
       dedup_count: Number(r.dedup_count),
     }));
-}
-
-/** Checks a feedback body against the rules of spec/data-api.md; returns it normalized. */
-export function validateFeedback(problemId: string, input: FeedbackInput): Required<Omit<FeedbackInput, 'fix_ref'>> & { fix_ref: FixRef | null } {
-  if (!UUID_RE.test(problemId)) throw new InvalidProblemFeedbackError('problem id must be a UUID');
-  const errors: string[] = [];
-  const str = (v: unknown, name: string, max: number) => {
-    if (v === undefined || v === null) return '';
-    if (typeof v !== 'string') {
-      errors.push(`${name} must be a string`);
-      return '';
-    }
-    if (v.length > max) errors.push(`${name} must be at most ${max} characters`);
-    return v;
-  };
-  if (!FEEDBACK_ACTIONS.includes(input.action)) errors.push(`action must be one of ${FEEDBACK_ACTIONS.join(', ')}`);
-  const reason = str(input.reason, 'reason', 2000);
-  const attribution = str(input.attribution_id, 'attribution_id', 64);
-  const name = str(input.new_display_name, 'new_display_name', 255);
-  const actor = str(input.actor, 'actor', 255) || 'data-api';
-  if ((input.action === 'dismiss' || input.action === 'flag_attribution') && !reason.trim()) errors.push(`reason is required for ${input.action}`);
-  if (input.action === 'flag_attribution') {
-    if (!attribution) errors.push('attribution_id is required for flag_attribution');
-    else if (!UUID_RE.test(attribution)) errors.push('attribution_id must be a UUID');
-  }
-  if (input.action === 'rename' && !name.trim()) errors.push('new_display_name is required for rename');
-  let fixRef: FixRef | null = null;
-  if (input.fix_ref !== undefined && input.fix_ref !== null) {
-    if (typeof input.fix_ref !== 'object' || Array.isArray(input.fix_ref)) errors.push('fix_ref must be an object');
-    else {
-      fixRef = {};
-      for (const k of ['fix_id', 'short_ref', 'pr_url', 'merge_commit', 'prompt_version_id'] as const) {
-        const v = (input.fix_ref as Record<string, unknown>)[k];
-        if (v === undefined || v === null) continue;
-        if (typeof v !== 'string' || v.length > 2000) errors.push(`fix_ref.${k} must be a string of at most 2000 characters`);
-        else fixRef[k] = v;
-      }
-    }
-  }
-  if (errors.length) throw new InvalidProblemFeedbackError(errors.join('; '));
-  return {
-    action: input.action,
-    reason,
-    attribution_id: input.action === 'flag_attribution' ? attribution.toLowerCase() : '',
-    new_display_name: input.action === 'rename' ? name : '',
-    actor,
-    fix_ref: input.action === 'mark_fixed' ? fixRef : null,
-  };
 }
 
 export async function submitFeedback(deps: ProblemsDeps, tenant: string, problemId: string, input: FeedbackInput): Promise<FeedbackReceipt> {
