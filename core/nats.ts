@@ -191,7 +191,8 @@ function tailFrom(path: string, from: number, max: number): string {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** True while a process with this pid exists (signal 0 probes without sending). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

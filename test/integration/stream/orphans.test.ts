@@ -2,13 +2,13 @@
  * Issue item 3: no INGEST message left below the consumer's ack floor after a crash, and the
  * backlog that ingest refuses traffic on counts only what is really waiting.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connectBus, startManagedNats, type Bus } from '../../../core/nats.js';
+import { connectBus, isAlive, startManagedNats, type Bus } from '../../../core/nats.js';
 import { CONSUMERS, STREAMS } from '../../../schemas/subjects.js';
 import { startTestSystem, eventually } from '../../helpers/system.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -16,16 +16,22 @@ import { http } from '../../helpers/http.js';
 
 const CHILD = fileURLToPath(new URL('./nats-child.js', import.meta.url));
 
-test('a process owning the managed nats-server killed with SIGKILL: every ack survives the server restart (no message stranded below the ack floor)', async () => {
+/** A process owning a managed nats-server on a store of its own, once it has published and acked. */
+async function startOwner(publish: number, ack: number): Promise<{ storeDir: string; child: ChildProcess }> {
   const storeDir = tempDir('th-orphans-');
-  const child = spawn(process.execPath, [CHILD], { env: { ...process.env, NATS_CHILD_STORE: storeDir, NATS_CHILD_PUBLISH: '300', NATS_CHILD_ACK: '200' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CHILD], { env: { ...process.env, NATS_CHILD_STORE: storeDir, NATS_CHILD_PUBLISH: String(publish), NATS_CHILD_ACK: String(ack) }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d) => String(d).includes('ready') && resolve());
     child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
   });
+  return { storeDir, child };
+}
+
+test('a process owning the managed nats-server killed with SIGKILL: every ack survives the server restart (no message stranded below the ack floor)', async () => {
+  const { storeDir, child } = await startOwner(300, 200);
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
-  // the next start finds the old server stopping (its supervisor saw the pipe close) and waits for it
+  // the next start finds the owner dead: it stops the old server (if its supervisor has not yet) and waits for it
   const nats = await startManagedNats({ storeDir, bin: 'nats-server' });
   const bus = await connectBus(nats.url);
   try {
@@ -37,12 +43,7 @@ test('a process owning the managed nats-server killed with SIGKILL: every ack su
 });
 
 test('a server whose owner died is not shared while its supervisor has yet to notice: the next start stops it and reopens the store', async () => {
-  const storeDir = tempDir('th-orphans-');
-  const child = spawn(process.execPath, [CHILD], { env: { ...process.env, NATS_CHILD_STORE: storeDir, NATS_CHILD_PUBLISH: '50', NATS_CHILD_ACK: '20' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d) => String(d).includes('ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
-  });
+  const { storeDir, child } = await startOwner(50, 20);
   // freeze the supervisor so that it cannot see its owner's pipe close: its server keeps answering
   const oldSupervisor = Number(readFileSync(join(storeDir, 'server.pid'), 'utf8'));
   process.kill(oldSupervisor, 'SIGSTOP');
@@ -52,13 +53,13 @@ test('a server whose owner died is not shared while its supervisor has yet to no
   const bus = await connectBus(nats.url);
   try {
     assert.is.not(nats.pid, oldSupervisor, 'a new server was started');
-    assert.not.ok(alive(oldSupervisor), 'the old supervisor and its server are gone');
+    assert.not.ok(isAlive(oldSupervisor), 'the old supervisor and its server are gone');
     await assertAcksSurvived(bus, 50, 20);
   } finally {
     await bus.close();
     await nats.stop();
     // never leave the frozen supervisor behind, whatever the assertions found
-    if (alive(oldSupervisor)) {
+    if (isAlive(oldSupervisor)) {
       try {
         process.kill(-oldSupervisor, 'SIGKILL');
       } catch {
@@ -93,14 +94,6 @@ async function assertAcksSurvived(bus: Bus, published: number, acked: number): P
   assert.equal(seqs, Array.from({ length: published - acked }, (_, i) => acked + 1 + i), 'exactly the unacked messages are delivered, in order');
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('the 503 backlog counts messages waiting for the store consumer, not messages the consumer will never deliver', async () => {
   const ts = await startTestSystem({ roles: ['ingest'], env: { INGEST_MAX_BACKLOG_MESSAGES: '3' } });
