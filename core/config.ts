@@ -70,6 +70,8 @@ export interface Config {
     readonly analyzeDeferLagMs: number;
     /** Longest time a due analysis is held while the `store` consumer lags. */
     readonly analyzeMaxDeferMs: number;
+    readonly analyzeBatchIntervalMs: number;
+    readonly toolRollupIntervalMs: number;
     /** Period of tenant-wide jobs. */
     readonly jobIntervalMs: number;
   };
@@ -126,6 +128,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
   { name: 'ANALYZE_DEFER_LAG_MS', default: '2000', description: 'While the oldest message the store consumer holds is older than this, due analyses are held (0: never)' },
+  { name: 'ANALYZE_BATCH_INTERVAL_MS', default: '0', description: 'Shortest time between the starts of two analysis batches: due conversations gather into larger batches (0: run as soon as due)' },
+  { name: 'TOOL_ROLLUP_INTERVAL_MS', default: '1000', description: 'Shortest time between two recomputes of the marked tool-failure rollup groups (each also waits 4× the last one\'s duration)' },
   { name: 'ANALYZE_MAX_DEFER_MS', default: '30000', description: 'Longest time a due analysis is held while the store consumer lags (bounded staleness)' },
   { name: 'JOB_INTERVAL_MS', default: '60000', description: 'Period of tenant-wide jobs' },
   { name: 'FIX_MAGIC_PREFIX', default: 'SVC-FIX-', description: 'Prefix of the fix magic word in pull requests (SVC-FIX-<SHORTREF>)' },
@@ -230,6 +234,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),
       analyzeDeferLagMs: int('ANALYZE_DEFER_LAG_MS', 2000, 0, 3_600_000),
       analyzeMaxDeferMs: int('ANALYZE_MAX_DEFER_MS', 30_000, 0, 3_600_000),
+      analyzeBatchIntervalMs: int('ANALYZE_BATCH_INTERVAL_MS', 0, 0, 600_000),
+      toolRollupIntervalMs: int('TOOL_ROLLUP_INTERVAL_MS', 1000, 10, 600_000),
       jobIntervalMs: int('JOB_INTERVAL_MS', 60_000, 100, 86_400_000),
     },
     fixes: {

@@ -114,6 +114,8 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     lagMs: (opts.wrapLag ?? ((f) => f))(() => store?.backlog().lagMs ?? 0),
     deferLagMs: cfg.analyzeDeferLagMs,
     maxDeferMs: cfg.analyzeMaxDeferMs,
+    batchIntervalMs: cfg.analyzeBatchIntervalMs,
+    toolRollupIntervalMs: cfg.toolRollupIntervalMs,
     heartbeatMs: Math.floor(Math.max(cfg.ackWaitMs, ANALYZE_ACK_WAIT_MS) / 3),
     metrics,
     log,

@@ -24,6 +24,9 @@ export interface StreamMetrics {
   analyzeHeld: Gauge;
   analyzeDeferred: Counter;
   analyzeMaxDeferral: Gauge;
+  toolRollupPasses: Counter;
+  toolRollupGroups: Counter;
+  toolRollupPassSeconds: Gauge;
   leaseRuns: Counter;
 }
 
@@ -58,6 +61,9 @@ export function streamMetrics(m: Metrics): StreamMetrics {
     analyzeHeld: m.gauge('stream_analyze_held_jobs', 'Analysis jobs due and not yet run: held while the store consumer lags (ANALYZE_DEFER_LAG_MS)'),
     analyzeDeferred: m.counter('stream_analyze_deferred_jobs_total', 'Analysis jobs held past their due time because the store consumer lagged'),
     analyzeMaxDeferral: m.gauge('stream_analyze_max_deferral_seconds', 'Longest time an analysis job ran past its due time after a deferral, since start (bounded by ANALYZE_MAX_DEFER_MS)'),
+    toolRollupPasses: m.counter('stream_tool_rollup_passes_total', 'Passes recomputing the marked groups of the tool-failure rollup, by outcome'),
+    toolRollupGroups: m.counter('stream_tool_rollup_groups_total', '(tenant, tool, day) groups of the tool-failure rollup recomputed'),
+    toolRollupPassSeconds: m.gauge('stream_tool_rollup_pass_seconds', 'Duration of the last tool-failure rollup pass (the next waits at least 4 times as long)'),
     leaseRuns: m.counter('stream_tenant_job_runs_total', 'Scheduled tenant-wide job runs under the lease, by job and outcome'),
   };
   cache.set(m, s);

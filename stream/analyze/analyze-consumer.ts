@@ -23,6 +23,7 @@ import { createCategoryCache } from './categories.js';
 import { loadWorkItems, type ConversationKey } from './loader.js';
 import { nextVersion } from './version.js';
 import { writeAnalysis } from './writer.js';
+import { createToolRollupFlusher } from './tool-rollup-flusher.js';
 import type { WorkInput, WorkOutput } from './work.js';
 import type { Logger } from '../../core/log.js';
 import { backoffDelay } from '../../core/retry.js';
@@ -51,6 +52,10 @@ export interface AnalyzeConsumerOptions {
   deferLagMs?: number;
   /** Longest time a due job is held (ANALYZE_MAX_DEFER_MS). */
   maxDeferMs?: number;
+  /** Shortest time between the starts of two batches (ANALYZE_BATCH_INTERVAL_MS); 0 runs each as soon as due. */
+  batchIntervalMs?: number;
+  /** Shortest time between two passes of the tool-failure rollup's recompute (TOOL_ROLLUP_INTERVAL_MS). Default 1000. */
+  toolRollupIntervalMs?: number;
   /** Period of the progress heartbeats of held jobs: a third of the consumer's ack wait. */
   heartbeatMs: number;
   metrics: StreamMetrics;
@@ -69,6 +74,9 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   const { metrics, log } = opts;
   const maxBatch = Math.max(1, opts.maxBatch ?? 500);
   const deferLagMs = opts.deferLagMs ?? 0;
+  const batchIntervalMs = opts.batchIntervalMs ?? 0;
+  /** Start of the last batch (pacing). */
+  let lastBatchMs = -Infinity;
   const labels = { consumer: opts.durable };
   let stopping = false;
   const jobs = createHeldJobs<Held>({ maxDeferMs: opts.maxDeferMs ?? 30_000 });
@@ -78,6 +86,9 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   const signal = createRoomSignal();
   const alarm = createAlarm();
   const categories = createCategoryCache(opts.store);
+  const rollup = createToolRollupFlusher({ store: opts.store, log, metrics, minIntervalMs: opts.toolRollupIntervalMs ?? 1000 });
+  // marks a crashed run left are recomputed by the first pass
+  rollup.poke();
   const coverage = createCoverage({ marginMs: 250, maxEntries: 200_000 });
   const keyOf = (job: ConversationJob) => `${job.tenant_id}\u0000${job.conversation_id}`;
   const publishedMs = (m: JsMsg) => m.info.timestampNanos / 1e6;
@@ -142,6 +153,13 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   const drain = async () => {
     while (jobs.size > 0 && !stopping) {
       const now = Date.now();
+      // pacing: due conversations gather until the interval has passed or a full batch is due
+      const gather = lastBatchMs + batchIntervalMs - now;
+      if (gather > 0 && jobs.dueCount(now) < maxBatch) {
+        // only a job overdue already (or a stop) ends this wait early, not each job that arrives
+        await alarm.sleep(gather, now);
+        continue;
+      }
       const lag = lagging();
       const batch = jobs.take(now, lag, maxBatch);
       const deferred = jobs.stats.deferredTotal;
@@ -157,6 +175,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
         continue;
       }
       batchNow = batch;
+      lastBatchMs = now;
       signal.wake();
       await runBatch(batch).finally(() => (batchNow = []));
     }
@@ -188,6 +207,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       const categoryRows = categories.rows(out.createdCategories);
       const failures = await writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver, categoryRows });
       if (!failures.some((f) => f.analyzer === 'tool-calls')) categories.add(out.createdCategories);
+      if (out.toolGroups.length) rollup.poke();
       const failed = new Set(failures.map((f) => `${f.conversationId}\u0000${f.analyzer}`));
       for (const item of out.items) {
         for (const o of item.outcomes) metrics.analyzerRuns.inc({ analyzer: o.name, outcome: failed.has(`${item.conversationId}\u0000${o.name}`) ? 'error' : 'ok' });
@@ -244,18 +264,22 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       alarm.wakeBefore(-Infinity);
       await running;
       heartbeat.stop();
+      await rollup.stop();
     },
   };
 }
 
-/** A sleep that ends early when something is due before it would end (or on stop). */
-function createAlarm(): { sleep(ms: number): Promise<void>; wakeBefore(atMs: number): void } {
+/**
+ * A sleep that ends early when something is due before it would end (or before
+ * `wakeForDueBeforeMs`, when given), or on stop.
+ */
+function createAlarm(): { sleep(ms: number, wakeForDueBeforeMs?: number): Promise<void>; wakeBefore(atMs: number): void } {
   let until = Infinity;
   let wake: (() => void) | undefined;
   return {
-    sleep: (ms) =>
+    sleep: (ms, wakeForDueBeforeMs) =>
       new Promise<void>((resolve) => {
-        until = Date.now() + ms;
+        until = wakeForDueBeforeMs ?? Date.now() + ms;
         const timer = setTimeout(() => wake?.(), ms);
         wake = () => {
           clearTimeout(timer);

@@ -15,10 +15,11 @@
  *      `planToolRollup` (tool-rollup-plan.ts), run in the worker;
  *   2. write the changed calls' facts, and a tombstone at the old key of a call whose tool, outcome
  *      or day changed;
- *   3. recompute the daily rows of every (tenant, tool, day) a changed call was or is in, from the facts;
+ *   3. mark every (tenant, tool, day) a changed call was or is in (`tool_rollup_dirty`);
  *   4. record the new state.
  * A retry after a crash before 4 sees the old state again and repeats 2–3 with the same values;
- * after 4 nothing is left to do.
+ * after 4 nothing is left to do. The daily rows of the marked groups are recomputed from the facts
+ * by paced passes (tool-rollup-flusher.ts), whose cost follows the day's calls, not the batch.
  */
 import { TupleParam } from '@clickhouse/client';
 import { namedQuery, splitStatements, type Store } from '../../core/clickhouse.js';

@@ -3,7 +3,8 @@
  * point harmless (every write replaces, none increments; a retry recomputes the same rows):
  *   1. each analyzer's own table (rows and tombstones), one insert per table for the batch — the
  *      failure categories the batch issued before the calls that use them;
- *   2. the tool-failure rollup: facts, then the daily rows of the touched groups, then its state;
+ *   2. the tool-failure rollup: facts, then the marks of the touched groups (their daily rows are
+ *      recomputed by paced passes, tool-rollup-flusher.ts), then its state;
  *   3. the conversation rows (last: a reader that sees a new row sees everything else of the run);
  *   4. the outcome of every analyzer of every conversation (`analysis_state`).
  * A table that cannot be written (after transient retries) fails only the analyzers that own it —
@@ -13,8 +14,8 @@
 import { isTransientClickHouseError, type Store } from '../../core/clickhouse.js';
 import type { Logger } from '../../core/log.js';
 import { withRetry } from '../../core/retry.js';
+import { nextVersion } from './version.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
-import { recomputeGroups } from './tool-failures.js';
 import type { WorkOutput } from './work.js';
 
 export interface WriteOptions {
@@ -78,7 +79,11 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
   }
   await write('tool-failure-rollup', 'tool_call_facts', async () => {
     if (out.tables.tool_call_facts?.length) await store.insert('tool_call_facts', out.tables.tool_call_facts);
-    await recomputeGroups(store, out.toolGroups);
+    if (out.toolGroups.length) {
+      // taken after the facts were written: a pass that read an older mark of a group leaves this one
+      const version = nextVersion();
+      await store.insert('tool_rollup_dirty', out.toolGroups.map(([tenant_id, tool_name, day]) => ({ tenant_id, tool_name, day, version, is_deleted: 0 })));
+    }
     if (out.toolState.length) {
       await store.insert('tool_call_rollup_state', out.toolState.map(({ is_deleted: _d, ...r }) => r));
     }

@@ -3,7 +3,8 @@
  * conversation analyses that come due are held, then run once the backlog is drained, each
  * conversation with its final content; a lag that never clears still lets every held analysis run
  * after ANALYZE_MAX_DEFER_MS; held jobs survive a restart of the stream role (nakked, redelivered,
- * analyzed), none dead-lettered. Real nats-server and chDB; the stream role is started by the suite.
+ * analyzed), none dead-lettered. With ANALYZE_BATCH_INTERVAL_MS, conversations that come due one
+ * by one gather into fewer batches. Real nats-server and chDB; the stream role is started by the suite.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -175,6 +176,33 @@ test('held analysis jobs survive a restart of the stream role: redelivered and a
     assert.is(metric('stream_dead_letters_total', { consumer: 'analyze', reason: 'max_deliver' }), deadBefore);
   } finally {
     await second.close();
+  }
+});
+
+test('with ANALYZE_BATCH_INTERVAL_MS, conversations coming due one by one gather into fewer batches, each analyzed with its content', async () => {
+  const batches: number[] = [];
+  const stream = await startStream(rtWith({ analyzeBatchIntervalMs: 1_000 }), {
+    wrapWork: (work) => (input) => {
+      const n = input.items.filter((i) => i.conversationId.startsWith('paced-')).length;
+      if (n) batches.push(n);
+      return work(input);
+    },
+  });
+  try {
+    // six conversations, one every 150 ms: with the 100 ms debounce each comes due on its own
+    const ids: string[] = [];
+    const first = Date.now();
+    for (let i = 0; i < 6; i++) {
+      ids.push(...(await publishConversations(`paced-${i}`, 1, 1)).ids);
+      await sleep(150);
+    }
+    const spanMs = Date.now() - first;
+    const done = await eventually(async () => ((await notAnalyzed(ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
+    assert.ok(done, `not analyzed: ${await notAnalyzed(ids)}`);
+    // one batch per started interval over the arrivals (about 1 s, so 2–3; without pacing 5–6)
+    assert.ok(batches.length <= 1 + Math.ceil(spanMs / 1_000), `at most one batch per interval over ${spanMs} ms of arrivals: ${JSON.stringify(batches)}`);
+  } finally {
+    await stream.close();
   }
 });
 
