@@ -86,7 +86,14 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   const signal = createRoomSignal();
   const alarm = createAlarm();
   const categories = createCategoryCache(opts.store);
-  const rollup = createToolRollupFlusher({ store: opts.store, log, metrics, minIntervalMs: opts.toolRollupIntervalMs ?? 1000 });
+  /** Batches and rollup passes take turns on the engine (one statement at a time per session). */
+  let lane: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = lane.then(fn, fn);
+    lane = run.catch(() => undefined);
+    return run;
+  };
+  const rollup = createToolRollupFlusher({ store: opts.store, log, metrics, minIntervalMs: opts.toolRollupIntervalMs ?? 1000, exclusive });
   // marks a crashed run left are recomputed by the first pass
   rollup.poke();
   const coverage = createCoverage({ marginMs: 250, maxEntries: 200_000 });
@@ -177,7 +184,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       batchNow = batch;
       lastBatchMs = now;
       signal.wake();
-      await runBatch(batch).finally(() => (batchNow = []));
+      await exclusive(() => runBatch(batch)).finally(() => (batchNow = []));
     }
     gauges(Date.now());
   };

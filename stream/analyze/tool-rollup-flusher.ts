@@ -32,6 +32,12 @@ export interface ToolRollupFlusherOptions {
   metrics: StreamMetrics;
   /** Shortest time from the end of a pass to the start of the next (TOOL_ROLLUP_INTERVAL_MS). */
   minIntervalMs: number;
+  /**
+   * Runs a pass's statements when nothing else of the caller's runs (the analyze consumer passes its
+   * batch lock: the embedded engine runs one statement at a time, and a pass interleaved with a
+   * batch's statements delays both and the sink's inserts queued behind them). Default: at once.
+   */
+  exclusive?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export interface ToolRollupFlusher {
@@ -85,8 +91,9 @@ export function createToolRollupFlusher(opts: ToolRollupFlusherOptions): ToolRol
     }
   };
 
+  const exclusive = opts.exclusive ?? ((fn) => fn());
   const start = () => {
-    running = pass().finally(() => {
+    running = exclusive(pass).finally(() => {
       running = undefined;
       if (pending) schedule();
     });
