@@ -42,7 +42,8 @@ export const FRAMEWORK_ANALYZERS: readonly FrameworkAnalyzer[] = [
   // the daily tool-failure rollup from the paired, categorized calls (stream/analyze/tool-failures.ts)
   { name: 'tool-failure-rollup', version: 2, table: 'tool_call_facts', needs: ['tool-calls'] },
   // the conversation row: counts and times, tool counts from the paired calls, the latest summary;
-  // written last, so a reader that sees a new row sees every other table of the run
+  // written last, so a reader that sees a new row sees every other table of the run (the tool-failure
+  // daily rows excepted: paced passes recompute them from the facts about a second later)
   { name: 'conversation-rollup', version: 2, table: 'conversations', needs: [] },
 ];
 

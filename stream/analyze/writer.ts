@@ -5,7 +5,8 @@
  *      failure categories the batch issued before the calls that use them;
  *   2. the tool-failure rollup: facts, then the marks of the touched groups (their daily rows are
  *      recomputed by paced passes, tool-rollup-flusher.ts), then its state;
- *   3. the conversation rows (last: a reader that sees a new row sees everything else of the run);
+ *   3. the conversation rows (last: a reader that sees a new row sees everything else of the run, but
+ *      the tool-failure daily rows, which the next paced pass recomputes);
  *   4. the outcome of every analyzer of every conversation (`analysis_state`).
  * A table that cannot be written (after transient retries) fails only the analyzers that own it —
  * and those that need them — for the batch's conversations; the others' results stand. Only a

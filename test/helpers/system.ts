@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { startSystem, type RoleName, type System } from '../../cli/system.js';
 import type { StreamOptions } from '../../stream/main.js';
+import type { Store } from '../../core/clickhouse.js';
 import { startNats, type TestNats } from './nats.js';
 import { tempDir } from './tmp.js';
 
@@ -72,4 +73,13 @@ export async function eventually<T>(fn: () => Promise<T>, opts: { timeoutMs?: nu
     if (last || Date.now() > until) return last;
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
+}
+
+/**
+ * Waits until the tool-failure rollup has no marked group left (its paced passes recomputed every
+ * daily row the analyses so far changed); call it once the conversation rows show the analyses ran.
+ */
+export async function toolRollupSettled(store: Store, timeoutMs = 20_000): Promise<boolean> {
+  const pending = async () => Number((await store.query<{ n: string }>('SELECT count() AS n FROM {{db}}.tool_rollup_dirty FINAL WHERE is_deleted = 0'))[0]!.n);
+  return eventually(async () => (await pending()) === 0, { timeoutMs, intervalMs: 100 });
 }

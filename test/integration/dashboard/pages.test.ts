@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { taxonomyJob } from '../../../stream/jobs/taxonomy.js';
-import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
+import { eventually, startTestSystem, toolRollupSettled, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
 import { findChromium, launchChromium, screenshotDir } from '../../helpers/browser.js';
 import { CODING_ID, dashboardEvents, TAU_IDS } from './dataset.js';
@@ -91,6 +91,7 @@ async function setup() {
     { timeoutMs: 150_000, intervalMs: 500 },
   );
   assert.ok(ready, 'the dataset is stored and analyzed (taxonomy, emotions, findings, step scores, world state, summaries)');
+  assert.ok(await toolRollupSettled(ts.system.rt.store), 'the tool-failure rollup caught up');
   browser = await launchChromium(chromiumPath!);
   member = await contextWithKey(memberKey);
   admin = await contextWithKey(ts.adminKey);

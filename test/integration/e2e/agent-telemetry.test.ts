@@ -16,7 +16,7 @@ import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { startTestSystem, eventually, type TestSystem } from '../../helpers/system.js';
+import { startTestSystem, eventually, toolRollupSettled, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -200,6 +200,7 @@ test('the stream role stored every event, and the conversation rollups caught up
     { timeoutMs: 25_000, intervalMs: 200 },
   );
   assert.ok(done, `conversation rollups did not arrive: ${JSON.stringify([await conversationRow(S1), await conversationRow(C1)])}`);
+  assert.ok(await toolRollupSettled(ts.system.rt.store), 'the tool-failure rollup caught up');
   const got = await rows<{ conversation_id: string; type: string; n: string }>(
     `SELECT conversation_id, type, count() AS n FROM {{db}}.events FINAL WHERE tenant_id = 'default' GROUP BY conversation_id, type`,
   );

@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
+import { eventually, startTestSystem, toolRollupSettled, type TestSystem } from '../../helpers/system.js';
 import { Ajv } from 'ajv';
 import { http } from '../../helpers/http.js';
 import { ENDPOINTS } from '../../../schemas/api/index.js';
@@ -58,6 +58,7 @@ async function seedThroughIngest(keys: Map<string, string>) {
     { timeoutMs: 60_000, intervalMs: 250 },
   );
   assert.ok(stored, 'the stream role stored the seeded dataset within 60 s');
+  assert.ok(await toolRollupSettled(store), 'the tool-failure rollup caught up');
 }
 
 test.before(async () => {

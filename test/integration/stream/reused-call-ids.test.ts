@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
+import { eventually, startTestSystem, toolRollupSettled, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
 import { dataPath } from '../../helpers/shared.js';
 
@@ -90,6 +90,8 @@ test('tau-bench as direct events with reused call ids: 1,164 calls, 73 failures 
   const events = directEvents(Date.now() - 3 * 3_600_000);
   await postAll(events);
   assert.ok(await settled(), 'conversation rows count every call and every failure');
+  // the daily tool-failure rows follow with the next paced pass of the rollup
+  assert.ok(await toolRollupSettled(ts.system.rt.store), 'the tool-failure rollup recomputed every marked group');
   const overview = await get('/overview?days_back=7');
   assert.equal(overview.tool_failures, { total: expected.failures, conversations: expected.failedConversations, tools: overview.tool_failures.tools });
   const tools = await get('/tool-failures?days_back=7');
@@ -116,6 +118,7 @@ test('tau-bench as direct events with reused call ids: 1,164 calls, 73 failures 
   await postAll(events);
   await new Promise((r) => setTimeout(r, 1500));
   assert.ok(await settled());
+  assert.ok(await toolRollupSettled(ts.system.rt.store));
   assert.is((await get('/tool-failures?days_back=7')).totals.calls, expected.calls);
 });
 
