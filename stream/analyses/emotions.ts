@@ -17,7 +17,7 @@ import { isNegativeFamily, quotesOf, scoreFamilies, type FamilyScore } from './e
 import { riskOf, trajectoryAt, type TurnScores } from './emotions/trajectory.js';
 
 /** Bump when detections change for the same input. */
-export const EMOTIONS_VERSION = 2;
+export const EMOTIONS_VERSION = 3;
 
 /** A family is reported from this intensity on (weaker evidence is noise). */
 const REPORT_FLOOR = 0.3;

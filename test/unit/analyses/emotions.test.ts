@@ -134,6 +134,28 @@ test('sarcastic praise right after a failure is frustration, not satisfaction', 
   assert.ok(detectEmotions(conv('Great, you fixed it. Brilliant.')).some((x) => x.family === 'satisfaction'));
 });
 
+test('confusion is the speaker being lost, not a reservation, a question to the agent or a risk for readers', () => {
+  const confused = (text: string) => detectEmotions(conv(text)).some((x) => x.family === 'confusion');
+  const not = [
+    "I'm not sure about the naming of that flag, what would you call it?",
+    "I'm not sure if you updated the lockfile as well.",
+    'I dunno if you remember why the cache was added.',
+    "I'm wondering if the retry belongs in the client instead.",
+    'Keep the changelog short to avoid confusion between the two releases.',
+    'The old option name might be confusing for new users; rename it.',
+    'You took too much freedom with the config, please revert it.',
+  ];
+  for (const text of not) assert.not.ok(confused(text), `confusion: ${text}`);
+  const yes = [
+    "I'm confused, why is the cache needed?",
+    "I'm not sure whether the schema should change at all",
+    "I'm not sure. Let me think about it.",
+    'Maybe I am missing something, but where does the token come from?',
+    'this is getting too much for me',
+  ];
+  for (const text of yes) assert.ok(confused(text), `not confusion: ${text}`);
+});
+
 test('quotes are verbatim substrings of the message', () => {
   const texts = [
     'Sorry.   WTF are you doing?!\n\nI told you    to keep `foo` as it was!!',
