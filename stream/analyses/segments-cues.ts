@@ -3,7 +3,8 @@
  * before it. Phrasings are generic English conversation markers, not tied to any product or
  * data set: explicit topic switches ("another question", "moving on", "by the way"), softer
  * sequencing ("now let's", "next,", "I also need"), continuations (answers, confirmations,
- * corrections, questions about what was just done) and an agent's wrap-up ("let me know if…").
+ * corrections, questions about what was just done), an agent's wrap-up ("let me know if…") and
+ * commands that clear or condense the agent's context ("/clear", "/compact").
  */
 
 /** Acknowledgements that often open a turn before the real content ("Thanks! Now …"). */
@@ -83,4 +84,14 @@ export function continuationCue(turn: string): boolean {
 export function wrapUpCue(agentText: string): boolean {
   const tail = agentText.slice(-500);
   return WRAP_UP.some((r) => r.test(tail));
+}
+
+/** Slash commands of coding agents' consoles that clear or condense the context. */
+const CONTEXT_RESET = /^\/(?:clear|compact|compress|new|reset)\b/i;
+
+/** The command turn ("/clear", or its `<command-name>/compact</command-name>` record) resets the context. */
+export function isContextReset(commandText: string): boolean {
+  const t = commandText.trim();
+  const tagged = /<command-name>\s*([^<]*)<\/command-name>/.exec(t)?.[1] ?? '';
+  return CONTEXT_RESET.test(t) || CONTEXT_RESET.test(tagged.trim());
 }

@@ -15,9 +15,9 @@ import type { ConversationSnapshot, Segment, SnapshotMessage } from './types.js'
 import { maskCode } from './text/prose.js';
 import { contentTerms } from './text/tokens.js';
 import { isCommandTurn, isHumanTurn, requestText } from './text/turns.js';
-import { continuationCue, markerStrength, wrapUpCue } from './segments-cues.js';
+import { continuationCue, isContextReset, markerStrength, wrapUpCue } from './segments-cues.js';
 
-export const SEGMENTS_VERSION = 1;
+export const SEGMENTS_VERSION = 2;
 
 /** A silence this long before a person's turn counts as evidence of a new goal. */
 export const LONG_PAUSE_MS = 30 * 60_000;
@@ -28,6 +28,17 @@ const NOVELTY_WEIGHT = 2.0;
 const WRAP_UP_WEIGHT = 0.45;
 const PAUSE_WEIGHT = 0.5;
 const CONTINUATION_WEIGHT = 0.6;
+/**
+ * A stretch of agent work (tool calls) that ended in a report: up to this many calls it says
+ * nothing, and the evidence grows linearly to its full weight at `WORK_FULL_CALLS`. Short lookups
+ * before an answer are ordinary; a long run of edits and checks closed by a report is a finished
+ * piece of work, after which people usually move on.
+ */
+const WORK_FLOOR_CALLS = 3;
+const WORK_FULL_CALLS = 11;
+const WORK_WEIGHT = 0.6;
+/** A command that cleared or condensed the agent's context ("/clear", "/compact") since the last turn. */
+const RESET_WEIGHT = 1;
 /** A turn that mostly reuses the words of the agent message it answers is a reply to it. */
 const ECHO_FLOOR = 0.5;
 const ECHO_WEIGHT = 0.3;
@@ -72,6 +83,25 @@ export interface BoundaryEvidence {
   wrapUp: boolean;
   continuation: boolean;
   echo: number;
+  /** 0…1: how long the finished stretch of agent work before the turn was. */
+  work: number;
+  reset: boolean;
+}
+
+/** What the agent did between the previous person turn and this one. */
+export interface AgentWork {
+  /** Tool calls of the main thread. */
+  calls: number;
+  /** The last main-thread agent message is text with no tool call pending (a report, not an interruption). */
+  reported: boolean;
+  /** A context-reset command came in between. */
+  reset: boolean;
+}
+
+/** 0 for short or interrupted work, rising to 1 for a long stretch closed by a report. */
+function workEvidence(w: AgentWork): number {
+  if (!w.reported) return 0;
+  return Math.min(1, Math.max(0, (w.calls - WORK_FLOOR_CALLS) / (WORK_FULL_CALLS - WORK_FLOOR_CALLS)));
 }
 
 /**
@@ -92,6 +122,7 @@ export function boundaryEvidence(
   previousAgentText: string,
   previousAgentTerms: ReadonlySet<string>,
   gapMs: number,
+  agentWork: AgentWork = { calls: 0, reported: false, reset: false },
 ): BoundaryEvidence {
   const marker = markerStrength(turn);
   const continuation = continuationCue(turn);
@@ -100,13 +131,17 @@ export function boundaryEvidence(
   const topical = terms.size >= MIN_TERMS_FOR_TOPIC;
   const novelty = topical ? 1 - familiarity(state, terms) : 0;
   const echo = topical ? echoOf(terms, previousAgentTerms) : 0;
+  const work = workEvidence(agentWork);
+  const reset = agentWork.reset;
   let score = marker;
   score += topical ? NOVELTY_WEIGHT * Math.max(0, novelty - NOVELTY_FLOOR) : 0;
   if (wrapUp) score += WRAP_UP_WEIGHT;
   if (pause) score += PAUSE_WEIGHT;
+  score += WORK_WEIGHT * work;
+  if (reset) score += RESET_WEIGHT;
   if (continuation) score -= CONTINUATION_WEIGHT;
   if (echo >= ECHO_FLOOR) score -= ECHO_WEIGHT;
-  return { score, marker, novelty, pause, wrapUp, continuation, echo };
+  return { score, marker, novelty, pause, wrapUp, continuation, echo, work, reset };
 }
 
 export interface TurnDecision extends BoundaryEvidence {
@@ -121,15 +156,17 @@ function walk(s: ConversationSnapshot, onTurn?: (d: TurnDecision) => void): numb
   let state = fresh();
   let previousAgentText = '';
   let previousAgentTerms: ReadonlySet<string> = new Set();
+  let work: AgentWork = { calls: 0, reported: false, reset: false };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (isHumanTurn(m)) {
       const request = maskCode(requestText(m));
       const terms = new Set(contentTerms(request));
       const command = request.trim() === '' && isCommandTurn(m.text);
+      if (command && isContextReset(m.text)) work.reset = true;
       if (!command && state.humanTurns > 0 && state.agentReplied) {
         const gap = i > 0 ? m.ts - messages[i - 1]!.ts : 0;
-        const evidence = boundaryEvidence(request, terms, state, previousAgentText, previousAgentTerms, gap);
+        const evidence = boundaryEvidence(request, terms, state, previousAgentText, previousAgentTerms, gap, work);
         const boundary = evidence.score >= THRESHOLD;
         onTurn?.({ ...evidence, index: i, boundary });
         if (boundary) {
@@ -140,8 +177,16 @@ function walk(s: ConversationSnapshot, onTurn?: (d: TurnDecision) => void): numb
       if (!command) {
         state.humanTurns++;
         learn(state, terms, 1);
+        work = { calls: 0, reported: false, reset: false };
       }
-    } else if (m.role === 'assistant' && m.text.trim() !== '') {
+    } else if (m.role === 'assistant') {
+      if (m.threadId === '') {
+        const calls = m.blocks.filter((b) => b.type === 'tool_use').length;
+        work.calls += calls;
+        if (calls > 0) work.reported = false;
+        else if (m.text.trim() !== '') work.reported = true;
+      }
+      if (m.text.trim() === '') continue;
       const agentTerms = contentTerms(maskCode(m.text), AGENT_WORDS);
       learn(state, agentTerms, AGENT_WEIGHT);
       if (m.threadId === '') {

@@ -79,6 +79,41 @@ test(`a long pause (≥ ${LONG_PAUSE_MS / 60_000} min) tips a sequencing turn in
   assert.equal(starts(later.s), [0, later.turn]);
 });
 
+test('a request after a long stretch of agent work closed by a report starts a segment; after short or interrupted work it does not', () => {
+  const build = (calls: number, reported: boolean) => {
+    const c = new Conversation();
+    c.user('Fix the failing login test in the auth module.');
+    c.agent('Looking at the auth module.');
+    for (let k = 0; k < calls; k++) c.tool(k % 2 ? 'Edit' : 'Bash', { step: k }, 'ok');
+    if (reported) c.agent("I've fixed the password check; the login test passes now.");
+    const turn = c.user('Bump the version.');
+    c.agent('Bumped.');
+    return { s: c.snapshot(), turn };
+  };
+  const long = build(12, true);
+  assert.equal(starts(long.s), [0, long.turn]);
+  assert.equal(starts(build(2, true).s), [0], 'a short lookup');
+  assert.equal(starts(build(12, false).s), [0], 'the person interrupted the work');
+});
+
+test('the first request after a context reset (/clear, /compact) starts a segment unless it continues', () => {
+  const build = (turnText: string, command: string) => {
+    const c = new Conversation();
+    c.user('Rename the config loader to loadSettings.');
+    c.agent('Renamed it in src/config.ts.');
+    c.user(command);
+    const turn = c.user(turnText);
+    c.agent('Done.');
+    return { s: c.snapshot(), turn };
+  };
+  const reset = build('Add retries.', '/compact');
+  assert.equal(starts(reset.s), [0, reset.turn]);
+  const tagged = build('Add retries.', '<command-name>/clear</command-name>');
+  assert.equal(starts(tagged.s), [0, tagged.turn]);
+  assert.equal(starts(build('Add retries.', '/cost').s), [0], 'a command that keeps the context');
+  assert.equal(starts(build('Yes, go on.', '/compact').s), [0], 'a continuation');
+});
+
 test('sub-agent prompts and slash commands are not boundaries', () => {
   const c = new Conversation();
   c.user('<command-name>/init</command-name>');
