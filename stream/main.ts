@@ -49,7 +49,9 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     filename: new URL('./tasks/decode.js', import.meta.url).href,
     minThreads: 1,
     maxThreads: threads,
-    maxQueue: threads * QUEUE_PER_THREAD,
+    // one slot more for the analysis batch (the runner runs one at a time): the store consumer may
+    // have pulled up to `capacity` before the batch was queued, and a full queue refuses a task
+    maxQueue: threads * QUEUE_PER_THREAD + 1,
     idleTimeout: 60_000,
   });
   const capacity = threads + threads * QUEUE_PER_THREAD;
