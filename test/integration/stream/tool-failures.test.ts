@@ -189,9 +189,11 @@ test('a rollup write that fails is recorded, retried on its own, and counts noth
   const failed = await eventually(async () => ((await state('k1'))?.outcome === 'error' ? await state('k1') : undefined), { timeoutMs: 20_000 });
   assert.ok(failed, 'the failed write is recorded as an error of the tool-failure rollup');
   assert.ok(Number(failed.attempts) >= 1);
-  // the other analyzers' rows stand meanwhile: the conversation row and the paired calls are written
-  const calls = await store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.conversation_tool_calls FINAL WHERE tenant_id = 'crash'");
-  assert.is(Number(calls[0]!.n), 2);
+  // the other analyzers' rows stand meanwhile: the paired calls of both conversations are written
+  // (k2 may be analyzed in the batch after k1's)
+  const pairedCalls = async () => Number((await store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.conversation_tool_calls FINAL WHERE tenant_id = 'crash'"))[0]!.n);
+  await eventually(async () => ((await pairedCalls()) === 2 ? true : undefined), { timeoutMs: 20_000 });
+  assert.is(await pairedCalls(), 2);
   failTable = undefined;
   const ok = await eventually(async () => ((await state('k1'))?.outcome === 'ok' ? true : undefined), { timeoutMs: 20_000 });
   assert.ok(ok, 'the retry succeeds once the table accepts writes');
