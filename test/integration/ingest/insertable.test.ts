@@ -149,7 +149,9 @@ test('values the store would refuse: rejected per event (direct) or kept out of 
   assert.equal([l.status, l.body], [200, { partialSuccess: {} }]);
   const rows = await eventually(async () => {
     const r = await query<{ conversation_id: string; n: string }>("SELECT conversation_id, count() AS n FROM {{db}}.events FINAL WHERE conversation_id LIKE 'odd-%' GROUP BY conversation_id ORDER BY conversation_id");
-    return r.length === 4 ? r : undefined;
+    // the sink inserts a batch's tables one after another: wait for the last of them to hold its rows too
+    const later = await query<{ n: string }>("SELECT (SELECT count() FROM {{db}}.spans WHERE conversation_id = 'odd-3') + (SELECT count() FROM {{db}}.messages WHERE message_id = 'ok-1') AS n");
+    return r.length === 4 && later[0]!.n === '2' ? r : undefined;
   });
   assert.equal(rows!.map((r) => [r.conversation_id, r.n]), [['odd-1', '1'], ['odd-2', '1'], ['odd-3', '1'], ['odd-4', '1']]);
   const [span] = await query<{ kind: number; status_code: number; gen_ai_input_tokens: string }>("SELECT kind, status_code, gen_ai_input_tokens FROM {{db}}.spans FINAL WHERE conversation_id = 'odd-3'");

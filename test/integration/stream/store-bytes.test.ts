@@ -170,6 +170,27 @@ for (const which of ['embedded', 'server']) {
     assert.is(await countOf(store, 'events', `conversation_id = '${conv}-c'`), 4);
     assert.is(await countOf(store, 'messages', `conversation_id = '${conv}-b'`), 1, 'the refused prompt stays out of the later tables');
   });
+  test(`${which}: row objects are stored as the client would store them: omitted and undefined fields take the column's default`, async () => {
+    const store = storeOf();
+    const table = `shapes_${which}`;
+    await store.command(`CREATE TABLE {{db}}.${table} (id UInt32, name String DEFAULT 'dflt', n Nullable(Int32), tags Array(String), at DateTime64(3, 'UTC') DEFAULT toDateTime64('2020-01-01 00:00:00', 3, 'UTC'), m Map(String, String)) ENGINE = MergeTree ORDER BY id`);
+    // uniform rows (one key set, no undefined), a Date among the values
+    await store.insert(table, [
+      { id: 1, name: 'a "quoted" \\ name', n: null, tags: ['x', 'y'], at: '2026-11-24T01:02:03.456Z', m: { k: 'v' } },
+      { id: 2, name: 'b', n: 5, tags: [], at: new Date('2026-11-24T05:06:07.089Z'), m: {} },
+    ]);
+    // rows of different shapes, and an undefined value: the defaults of the omitted columns
+    await store.insert(table, [{ id: 3 }, { id: 4, name: undefined, n: 7, tags: ['z'] }]);
+    await store.insert(table, [{ id: 5, name: undefined, n: undefined, tags: [], at: undefined, m: { a: 'b' } }]);
+    const rows = await store.query<Record<string, unknown>>(`SELECT id, name, n, tags, toString(at) AS at, m FROM {{db}}.${table} ORDER BY id`);
+    assert.equal(rows, [
+      { id: 1, name: 'a "quoted" \\ name', n: null, tags: ['x', 'y'], at: '2026-11-24 01:02:03.456', m: { k: 'v' } },
+      { id: 2, name: 'b', n: 5, tags: [], at: '2026-11-24 05:06:07.089', m: {} },
+      { id: 3, name: 'dflt', n: null, tags: [], at: '2020-01-01 00:00:00.000', m: {} },
+      { id: 4, name: 'dflt', n: 7, tags: ['z'], at: '2020-01-01 00:00:00.000', m: {} },
+      { id: 5, name: 'dflt', n: null, tags: [], at: '2020-01-01 00:00:00.000', m: { a: 'b' } },
+    ]);
+  });
 }
 
 test.run();
