@@ -113,7 +113,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   if (!o.skip.has('drain')) {
     real ??= realRows(mixed.requests);
     drain = await measureStreamDrain(base.nats.url, base.dataDir, real, o.quick ? 2 : 5, log);
-    log(`stream drain alone: ${drain.missing ?? `${drain.events_per_s} events/s over ${drain.events} events (${drain.seconds} s), ${drain.cpu_s_per_million} CPU-s per M events${drain.events_inserts ? `, ${drain.events_inserts.count} events inserts of ${drain.events_inserts.mean_rows} rows` : ''}${drain.with_analysis ? `; with the analyses done ${drain.with_analysis.seconds} s, ${drain.with_analysis.cpu_s_per_million} CPU-s per M events` : ''}`}`);
+    log(`stream drain alone: ${drain.missing ?? `${drain.events_per_s} events/s over ${drain.events} events (${drain.seconds} s), ${drain.cpu_s_per_million} CPU-s per M events${drain.events_inserts ? `, ${drain.events_inserts.count} events inserts of ${drain.events_inserts.mean_rows} rows, inserts ${drain.events_inserts.insert_seconds} s` : ''}${drain.with_analysis ? `; with the analyses done ${drain.with_analysis.seconds} s, ${drain.with_analysis.cpu_s_per_million} CPU-s per M events` : ''}`}`);
   }
   lap('drain');
   log(`starting the system in-process (${o.quick ? 'quick' : 'full'} run)`);
@@ -135,7 +135,8 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       const rate = max && Number.isFinite(max) ? Math.round(max / 2) : 2000;
       if (!max || !Number.isFinite(max)) notes.push('freshness measured at 2,000 events/s: no sustained end-to-end rate was found');
       partial.freshness = await measureFreshness(sys, o, mixed, rate);
-      log(`freshness: ${partial.freshness.missing ?? `p50 ${partial.freshness.latency?.p50_ms} ms, p99 ${partial.freshness.latency?.p99_ms} ms`}`);
+      const f = partial.freshness;
+      log(`freshness: ${f.missing ?? `p50 ${f.latency?.p50_ms} ms, p99 ${f.latency?.p99_ms} ms${f.stored_latency ? ` (accepted → stored p50 ${f.stored_latency.p50_ms} / p99 ${f.stored_latency.p99_ms} ms, stored → visible ${f.stored_to_visible?.p50_ms} / ${f.stored_to_visible?.p99_ms} ms)` : ''}`}`);
     }
     lap('freshness');
     if (!o.skip.has('query') || !o.skip.has('memory')) {

@@ -22,7 +22,7 @@ export interface DrainResult {
   events_per_s: number;
   cpu_s_per_million: number;
   /** Inserts into `events` during the drain window and their mean size (the sink's batching: each insert is a part to merge). */
-  events_inserts?: { count: number; mean_rows: number };
+  events_inserts?: { count: number; mean_rows: number; insert_seconds: number };
   /** From the first delivery until the analyses of the drained conversations are done as well. */
   with_analysis?: { seconds: number; cpu_s_per_million: number };
   missing?: string;
@@ -103,12 +103,18 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
   }
 }
 
-/** Count and mean rows of the `events` inserts so far, from the role's `stream_batch_rows` histogram. */
-async function eventsInserts(port: number): Promise<{ count: number; mean_rows: number } | undefined> {
+/**
+ * Count and mean rows of the `events` inserts so far, from the role's `stream_batch_rows` histogram,
+ * and the seconds all tables' inserts took (`stream_insert_duration_seconds`): how much of the
+ * window the engine spent inserting.
+ */
+async function eventsInserts(port: number): Promise<{ count: number; mean_rows: number; insert_seconds: number } | undefined> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^tracehouse_stream_batch_rows_${name}\\{table="events"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const count = value('count');
   const sum = value('sum');
   if (!Number.isFinite(count) || count === 0) return undefined;
-  return { count, mean_rows: Math.round(sum / count) };
+  let insertSeconds = 0;
+  for (const m of text.matchAll(/^tracehouse_stream_insert_duration_seconds_sum\{[^}]*\} (\S+)$/gm)) insertSeconds += Number(m[1]);
+  return { count, mean_rows: Math.round(sum / count), insert_seconds: Math.round(insertSeconds * 100) / 100 };
 }

@@ -93,6 +93,13 @@ export interface FreshnessResult {
   latency?: LatencySummary;
   /** The duration of each context read of the markers' polls: a data API read while the system ingests. */
   read_latency?: LatencySummary;
+  /**
+   * The markers' latency split where the engine stored them (their `messages` row's `inserted_at`,
+   * read once after the phase): accepted → stored (edge, bus, decode, the sink's buffer, the
+   * insert) and stored → visible (the polls' own latency and interval).
+   */
+  stored_latency?: LatencySummary;
+  stored_to_visible?: LatencySummary;
   background?: Throughput;
 }
 
@@ -102,12 +109,31 @@ export interface FreshnessResult {
  * figure is accepted (200 from ingest) → visible (context answers with ≥ 1 message). Each poll's
  * duration is kept as well: how long a data API read takes while the system ingests.
  */
+/** Accepted → stored and stored → visible of the seen markers, from their rows' insert time (one read, after the phase). */
+async function storedSplit(sys: BenchSystem, seenAt: Map<string, { accepted: number; visible: number }>): Promise<Pick<FreshnessResult, 'stored_latency' | 'stored_to_visible'>> {
+  if (seenAt.size === 0) return {};
+  const rows = await sys.system.rt.store.query<{ id: string; at: string }>(
+    'SELECT conversation_id AS id, toString(toUnixTimestamp64Milli(min(inserted_at))) AS at FROM {{db}}.messages WHERE conversation_id IN {ids:Array(String)} GROUP BY conversation_id',
+    { ids: [...seenAt.keys()] },
+  );
+  const stored: number[] = [];
+  const visible: number[] = [];
+  for (const r of rows) {
+    const m = seenAt.get(r.id)!;
+    stored.push(Number(r.at) - m.accepted);
+    visible.push(m.visible - Number(r.at));
+  }
+  return { stored_latency: summarize(stored), stored_to_visible: summarize(visible) };
+}
+
 export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: Pool, rate: number): Promise<FreshnessResult> {
   const key = sys.keys.t00!;
   const ctxUrl = (id: string) => `${sys.queryUrl}/api/v1/data/conversations/${encodeURIComponent(id)}/context`;
   const probe = await routeExists(ctxUrl('probe-absent'), { method: 'GET', headers: { 'x-api-key': key } });
   if (!sys.queryUrl || !probe.exists && probe.status !== 404) return { missing: 'n/a (not implemented: query context endpoint)', rate_events_per_s: rate, markers: 0, timeouts: 0 };
   const reads: number[] = [];
+  /** Wall-clock accept and visibility times of each seen marker, by conversation id. */
+  const seenAt = new Map<string, { accepted: number; visible: number }>();
   const marker = async (): Promise<number | undefined> => {
     const id = `fresh-${randomBytes(8).toString('hex')}`;
     const body = JSON.stringify({ events: [{ conversation_id: id, role: 'user', message: 'freshness marker', timestamp: new Date().toISOString() }] });
@@ -116,12 +142,16 @@ export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: 
     if (res.status === 404 || res.status === 405) throw new Error('direct ingest not implemented');
     if (res.status !== 200 && res.status !== 202) return undefined;
     const accepted = performance.now();
+    const acceptedWall = Date.now();
     while (performance.now() - accepted < 15_000) {
       const asked = performance.now();
       const r = await fetch(ctxUrl(id), { headers: { 'x-api-key': key } });
       const j = (await r.json().catch(() => ({}))) as { total_messages?: number };
       reads.push(performance.now() - asked);
-      if (r.status === 200 && (j.total_messages ?? 0) > 0) return performance.now() - accepted;
+      if (r.status === 200 && (j.total_messages ?? 0) > 0) {
+        seenAt.set(id, { accepted: acceptedWall, visible: Date.now() });
+        return performance.now() - accepted;
+      }
       await new Promise((r) => setTimeout(r, 20));
     }
     return Infinity;
@@ -138,7 +168,8 @@ export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: 
     const bg = throughput(await background);
     const seen = results.filter((v): v is number => v !== undefined && Number.isFinite(v));
     const timeouts = results.filter((v) => v === Infinity).length;
-    return { rate_events_per_s: rate, markers: results.length, timeouts, latency: summarize(seen.concat(Array(timeouts).fill(15_000))), read_latency: summarize(reads), background: bg };
+    const split = await storedSplit(sys, seenAt).catch(() => undefined);
+    return { rate_events_per_s: rate, markers: results.length, timeouts, latency: summarize(seen.concat(Array(timeouts).fill(15_000))), read_latency: summarize(reads), ...split, background: bg };
   } catch (err) {
     await background.catch(() => undefined);
     return { missing: `n/a (${(err as Error).message})`, rate_events_per_s: rate, markers: 0, timeouts: 0 };
