@@ -124,7 +124,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'SINK_MAX_BATCH_BYTES', default: '16777216', description: 'Insert a table batch at this many bytes' },
   { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },
   { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered' },
-  { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads of the stream role' },
+  { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads decoding INGEST messages in the stream role (analysis batches run on one thread of their own)' },
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
   { name: 'ANALYZE_DEFER_LAG_MS', default: '2000', description: 'While the oldest message the store consumer holds is older than this, due analyses are held (0: never)' },

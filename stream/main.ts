@@ -49,9 +49,16 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     filename: new URL('./tasks/decode.js', import.meta.url).href,
     minThreads: 1,
     maxThreads: threads,
-    // one slot more for the analysis batch (the runner runs one at a time): the store consumer may
-    // have pulled up to `capacity` before the batch was queued, and a full queue refuses a task
-    maxQueue: threads * QUEUE_PER_THREAD + 1,
+    maxQueue: threads * QUEUE_PER_THREAD,
+    idleTimeout: 60_000,
+  });
+  // analysis batches run on a thread of their own: a batch's analyzers take up to seconds of CPU,
+  // and in the decode pool every message arriving meanwhile waited behind them (docs/stream.md
+  // "Analysis work on its own thread"); the runner runs one batch at a time
+  const analysisPool = new Piscina({
+    filename: new URL('./tasks/analyze.js', import.meta.url).href,
+    minThreads: 1,
+    maxThreads: 1,
     idleTimeout: 60_000,
   });
   const capacity = threads + threads * QUEUE_PER_THREAD;
@@ -64,13 +71,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     room: () => capacity - tasks,
   };
   const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
-  const analyzeTask = new URL('./tasks/analyze.js', import.meta.url).href;
-  // analysis batches share the pool with decoding; they are few (one per debounce window) and bounded,
-  // and count against the room the store consumer sees (the pool refuses a task past its queue)
-  const poolWork = (input: WorkInput) => {
-    tasks++;
-    return (pool.run(input, { filename: analyzeTask }) as Promise<WorkOutput>).finally(() => tasks--);
-  };
+  const poolWork = (input: WorkInput) => analysisPool.run(input) as Promise<WorkOutput>;
 
   const baseInsert: InsertFn = (table, block, settings) => rt.store.insertBytes(table, block.columns, block.body, settings);
   const sink = createSink({
@@ -166,7 +167,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       await store?.drained();
       await scheduler.stop();
       await analyze.stop();
-      await pool.destroy();
+      await Promise.all([pool.destroy(), analysisPool.destroy()]);
       log.info('stream role stopped');
     },
   };

@@ -42,13 +42,13 @@ export async function loadWorkItems(store: Store, keys: readonly ConversationKey
   for (let i = 0; i < keys.length; i += LOAD_CHUNK) {
     const chunk = keys.slice(i, i + LOAD_CHUNK);
     const params = { keys: chunk.map((k) => new TupleParam([k.tenantId, k.conversationId])) };
-    const [messages, calls, aggregates, states, toolState] = await Promise.all([
-      store.query<Keyed<MessageRowIn>>(namedQuery('stream-analysis-messages'), params),
-      store.query<Keyed<CallRowIn>>(namedQuery('stream-analysis-calls'), params),
-      store.query<Keyed<AggregateIn>>(namedQuery('stream-analysis-rollup'), params),
-      store.query<Keyed<StateIn>>(namedQuery('stream-analysis-state'), params),
-      store.query<CallFact>(namedQuery('stream-tool-rollup-state'), params),
-    ]);
+    // one read at a time: five reads at once took the cores from the sink's inserts and the data
+    // API's reads (docs/stream.md "Analysis work on its own thread")
+    const messages = await store.query<Keyed<MessageRowIn>>(namedQuery('stream-analysis-messages'), params);
+    const calls = await store.query<Keyed<CallRowIn>>(namedQuery('stream-analysis-calls'), params);
+    const aggregates = await store.query<Keyed<AggregateIn>>(namedQuery('stream-analysis-rollup'), params);
+    const states = await store.query<Keyed<StateIn>>(namedQuery('stream-analysis-state'), params);
+    const toolState = await store.query<CallFact>(namedQuery('stream-tool-rollup-state'), params);
     const m = group(messages);
     const c = group(calls);
     const a = new Map(aggregates.map((r) => [keyOf(r), r]));

@@ -4,7 +4,7 @@
  * conversation with its final content; a lag that never clears still lets every held analysis run
  * after ANALYZE_MAX_DEFER_MS; held jobs survive a restart of the stream role (nakked, redelivered,
  * analyzed), none dead-lettered. With ANALYZE_BATCH_INTERVAL_MS, conversations that come due one
- * by one gather into fewer batches. Real nats-server and chDB; the stream role is started by the suite.
+ * by one gather into fewer batches. Analysis work runs beside decoding, not in its way. Real nats-server and chDB; the stream role is started by the suite.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -201,6 +201,57 @@ test('with ANALYZE_BATCH_INTERVAL_MS, conversations coming due one by one gather
     assert.ok(done, `not analyzed: ${await notAnalyzed(ids)}`);
     // one batch per started interval over the arrivals (about 1 s, so 2–3; without pacing 5–6)
     assert.ok(batches.length <= 1 + Math.ceil(spanMs / 1_000), `at most one batch per interval over ${spanMs} ms of arrivals: ${JSON.stringify(batches)}`);
+  } finally {
+    await stream.close();
+  }
+});
+
+test('an analysis batch that keeps its thread busy for seconds does not hold up storing: events arriving meanwhile are stored before it ends', async () => {
+  let startedHeavy!: () => void;
+  const heavyStarted = new Promise<void>((r) => (startedHeavy = r));
+  let armed = false;
+  let heavyMs = 0;
+  let heavyEndedAt = 0;
+  const copies = (items: WorkInput['items'], n: number) => Array.from({ length: n }, () => items).flat();
+  const stream = await startStream(rtWith({}), {
+    wrapWork: (work) => async (input) => {
+      if (has(input, 'long-') && !armed) {
+        armed = true;
+        // the same analyzers over copies of the batch, sized to take about 3 s on this machine
+        let n = 20;
+        let ms = 0;
+        for (;;) {
+          const t0 = performance.now();
+          await work({ ...input, items: copies(input.items, n) });
+          ms = performance.now() - t0;
+          if (ms >= 400) break;
+          n *= 4;
+        }
+        const heavy = work({ ...input, items: copies(input.items, Math.ceil((n * 3_000) / ms)) });
+        const h0 = performance.now();
+        startedHeavy();
+        await heavy;
+        heavyMs = performance.now() - h0;
+        heavyEndedAt = Date.now();
+      }
+      return work(input);
+    },
+  });
+  try {
+    await publishConversations('long', 1, 1);
+    await heavyStarted;
+    await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents('meanwhile-1', 1)));
+    const storedAt = await eventually(
+      async () => {
+        const [r] = await ts.system.rt.store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.events WHERE conversation_id = 'meanwhile-1'");
+        return Number(r!.n) > 0 ? Date.now() : 0;
+      },
+      { timeoutMs: 30_000, intervalMs: 20 },
+    );
+    assert.ok(storedAt > 0, 'the events were stored');
+    const ended = await eventually(async () => heavyEndedAt, { timeoutMs: 30_000, intervalMs: 50 });
+    assert.ok(heavyMs > 1_000, `the analysis task ran for ${Math.round(heavyMs)} ms`);
+    assert.ok(storedAt < ended, `stored ${storedAt - ended} ms after a ${Math.round(heavyMs)} ms analysis task ended: decoding waited for it`);
   } finally {
     await stream.close();
   }
