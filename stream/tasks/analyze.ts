@@ -1,5 +1,21 @@
 /** Piscina task: the rows of an analysis batch as loaded in, every analyzer's rows out. Pure. */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { runAnalysisWork, type WorkInput, type WorkOutput } from '../analyze/work.js';
+
+/**
+ * Analysis is background work: its thread runs at a lowest CPU priority (nice 19) than decoding,
+ * the edge, the data API and the engine, so that under load it takes the CPU they leave instead of
+ * a fair share of it (docs/stream.md "Analysis work on its own thread"). Linux gives each thread
+ * its own nice value; elsewhere, or where it is refused, the thread keeps the normal priority.
+ */
+export const ANALYSIS_NICE = 19;
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, ANALYSIS_NICE);
+} catch {
+  // not Linux, or not permitted
+}
 
 export default function analyze(input: WorkInput): WorkOutput {
   return runAnalysisWork(input);
