@@ -258,7 +258,8 @@ export function createStore(config: Config): Store {
     },
     async insert(table, rows, settings) {
       if (rows.length === 0) return;
-      if (rawInsert) {
+      // rows that name no column at all (all defaults) go the client's way
+      if (rawInsert && rows.some((r) => Object.values(r).some((v) => v !== undefined))) {
         // the engine's raw insert (settings in the statement, no session SETs): compact lines when
         // the rows are uniform (about 0.6× the CPU of the client's named rows at 1,000 rows)
         const compact = compactRows(rows);
