@@ -139,6 +139,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     if (closed) return;
     metrics.poolUtilization.set(pool.utilization);
     metrics.poolQueue.set(pool.queueSize);
+    metrics.analysisUtilization.set(analysisPool.utilization);
     for (const c of Object.values(CONSUMERS)) {
       const info = await rt.bus.jsm.consumers.info(c.stream, c.durable);
       metrics.consumerPending.set({ consumer: c.durable }, info.num_pending);

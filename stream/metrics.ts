@@ -17,6 +17,7 @@ export interface StreamMetrics {
   streamMessages: Gauge;
   poolUtilization: Gauge;
   poolQueue: Gauge;
+  analysisUtilization: Gauge;
   inFlight: Gauge;
   analyzeJobs: Counter;
   analyzerRuns: Counter;
@@ -54,6 +55,7 @@ export function streamMetrics(m: Metrics): StreamMetrics {
     streamMessages: m.gauge('stream_backlog_messages', 'Messages stored in the stream, by stream'),
     poolUtilization: m.gauge('stream_pool_utilization', 'Piscina pool utilization (0..1)'),
     poolQueue: m.gauge('stream_pool_queue_size', 'Tasks waiting in the Piscina queue'),
+    analysisUtilization: m.gauge('stream_analysis_thread_utilization', 'Share of time the analysis thread (nice 19) ran analysis batches (0..1)'),
     inFlight: m.gauge('stream_in_flight_messages', 'Messages fetched and not yet acked, nakked or dead-lettered'),
     analyzeJobs: m.counter('stream_analyze_jobs_total', 'Conversation-changed jobs, by outcome'),
     analyzerRuns: m.counter('stream_analyzer_runs_total', 'Analyzer runs, by analyzer and outcome'),

@@ -252,6 +252,8 @@ test('an analysis batch that keeps its thread busy for seconds does not hold up 
     const ended = await eventually(async () => heavyEndedAt, { timeoutMs: 30_000, intervalMs: 50 });
     assert.ok(heavyMs > 1_000, `the analysis task ran for ${Math.round(heavyMs)} ms`);
     assert.ok(storedAt < ended, `stored ${storedAt - ended} ms after a ${Math.round(heavyMs)} ms analysis task ended: decoding waited for it`);
+    await ts.system.rt.metrics.render();
+    assert.ok(metric('stream_analysis_thread_utilization') > 0, 'the analysis thread reports the time it ran');
   } finally {
     await stream.close();
   }
