@@ -1,20 +1,24 @@
 /** Piscina task: the rows of an analysis batch as loaded in, every analyzer's rows out. Pure. */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
 import { runAnalysisWork, type WorkInput, type WorkOutput } from '../analyze/work.js';
 
 /**
- * Analysis is background work: its thread runs at a lowest CPU priority (nice 19) than decoding,
+ * Analysis is background work: its thread runs at the lowest CPU priority (nice 19), below decoding,
  * the edge, the data API and the engine, so that under load it takes the CPU they leave instead of
  * a fair share of it (docs/stream.md "Analysis work on its own thread"). Linux gives each thread
  * its own nice value; elsewhere, or where it is refused, the thread keeps the normal priority.
  */
 export const ANALYSIS_NICE = 19;
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid > 0) setPriority(tid, ANALYSIS_NICE);
-} catch {
-  // not Linux, or not permitted
+// only a worker thread lowers itself: on the main thread this would lower the whole role's main loop
+if (!isMainThread) {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, ANALYSIS_NICE);
+  } catch {
+    // not Linux, or not permitted
+  }
 }
 
 export default function analyze(input: WorkInput): WorkOutput {
