@@ -11,7 +11,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { loadConfig } from '../core/config.js';
-import { createStore, migrate, namedQuery, type Store } from '../core/clickhouse.js';
+import { createStore, namedQuery, type Store } from '../core/clickhouse.js';
+import { migrate } from '../core/migrations.js';
 import { DEFAULT_CONVERSATION_OPTIONS, conversations } from './workload/conversation.js';
 import { conversationRows, type ConversationRows } from './workload/rows.js';
 import { createContextRepo } from '../query/repo/context.js';

@@ -4,7 +4,8 @@
  * Usage: node dist/bench/storage-final.js [conversations=100000] [versions=3]
  */
 import { loadConfig } from '../core/config.js';
-import { createStore, migrate } from '../core/clickhouse.js';
+import { createStore } from '../core/clickhouse.js';
+import { migrate } from '../core/migrations.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

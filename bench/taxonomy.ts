@@ -7,7 +7,8 @@
  * the semantic scan over the run's vectors with and without a vector index.
  */
 import { loadConfig } from '../core/config.js';
-import { createStore, migrate, namedQuery, type Store } from '../core/clickhouse.js';
+import { createStore, namedQuery, type Store } from '../core/clickhouse.js';
+import { migrate } from '../core/migrations.js';
 import { embedText } from '../core/vectors/model.js';
 import { assignPending, rebuild } from '../stream/jobs/taxonomy.js';
 import { createTaxonomyStore } from '../stream/jobs/taxonomy-store.js';

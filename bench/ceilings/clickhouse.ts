@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { loadMigrations } from '../../core/clickhouse.js';
+import { loadMigrations } from '../../core/migrations.js';
 import { conversations, type ConversationOptions } from '../workload/conversation.js';
 import { conversationRows, type ConversationRows } from '../workload/rows.js';
 

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../core/config.js';
-import { createStore, migrate } from '../../core/clickhouse.js';
+import { createStore } from '../../core/clickhouse.js';
+import { migrate } from '../../core/migrations.js';
 import type { Command } from '../command.js';
 
 export const migrateCommand: Command = {

@@ -22,7 +22,8 @@
  * by paced passes (tool-rollup-flusher.ts), whose cost follows the day's calls, not the batch.
  */
 import { TupleParam } from '@clickhouse/client';
-import { namedQuery, splitStatements, type Store } from '../../core/clickhouse.js';
+import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { splitStatements } from '../../core/migrations.js';
 import { nextVersion } from './version.js';
 
 /** Conversations (or days) per statement: bounds the IN list and the memory of one query. */

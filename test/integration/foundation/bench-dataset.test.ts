@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../../core/config.js';
-import { createStore, migrate } from '../../../core/clickhouse.js';
+import { createStore } from '../../../core/clickhouse.js';
+import { migrate } from '../../../core/migrations.js';
 import { loadDataset } from '../../../bench/phases/query.js';
 import { parseArgs } from '../../../bench/options.js';
 import { tempDir } from '../../helpers/tmp.js';

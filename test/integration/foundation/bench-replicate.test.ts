@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../../core/config.js';
-import { createStore, migrate, namedQuery, type Store } from '../../../core/clickhouse.js';
+import { createStore, namedQuery, type Store } from '../../../core/clickhouse.js';
+import { migrate } from '../../../core/migrations.js';
 import { TABLES, insertRows, rowsFor } from '../../../bench/ceilings/clickhouse.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from '../../../bench/workload/conversation.js';
 import { copyExpression, replicateTables } from '../../../bench/lib/replicate.js';

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../../core/config.js';
-import { clusterize, createStore, loadMigrations, migrate, splitStatements, type Store } from '../../../core/clickhouse.js';
+import { createStore, type Store } from '../../../core/clickhouse.js';
+import { clusterize, loadMigrations, migrate, splitStatements } from '../../../core/migrations.js';
 import { runCli } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tmp.js';
 

@@ -1,0 +1,83 @@
+/**
+ * Schema migrations: `sql/migrations/NNNN_name.sql` applied in order and recorded in
+ * `schema_migrations`; on a cluster, MergeTree engines become Replicated and DDL runs ON CLUSTER.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { Store } from './clickhouse.js';
+import type { Logger } from './log.js';
+import { projectRoot } from './paths.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+  checksum: string;
+}
+
+/** Reads `sql/migrations/NNNN_name.sql`, sorted by number. */
+export function loadMigrations(dir = join(projectRoot, 'sql', 'migrations')): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
+    .sort()
+    .map((file) => {
+      const text = readFileSync(join(dir, file), 'utf8');
+      return {
+        version: Number(file.slice(0, 4)),
+        name: file.replace(/\.sql$/, ''),
+        statements: splitStatements(text),
+        checksum: createHash('sha256').update(text).digest('hex').slice(0, 16),
+      };
+    });
+}
+
+export function splitStatements(text: string): string[] {
+  const withoutComments = text
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('--'))
+    .join('\n');
+  return withoutComments
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** On a cluster, MergeTree engines become their Replicated form and DDL runs ON CLUSTER. */
+export function clusterize(statement: string, cluster: string): string {
+  if (!cluster) return statement.replaceAll('{{on_cluster}}', '');
+  return statement
+    .replaceAll('{{on_cluster}}', `ON CLUSTER ${cluster}`)
+    .replace(/ENGINE\s*=\s*(\w*)MergeTree(\(([^)]*)\))?/g, (_m, kind: string, _p: string, args: string | undefined) => {
+      const path = `'/clickhouse/tables/{shard}/{database}/{table}', '{replica}'`;
+      const rest = args && args.trim() ? `, ${args}` : '';
+      return `ENGINE = Replicated${kind}MergeTree(${path}${rest})`;
+    });
+}
+
+/**
+ * Applies pending migrations in order and records each in `schema_migrations`. Statements are
+ * written idempotently (IF NOT EXISTS), so a crash between a statement and its record is safe.
+ */
+export async function migrate(store: Store, opts: { cluster?: string; log?: Logger } = {}): Promise<{ applied: string[] }> {
+  const cluster = opts.cluster ?? '';
+  await store.command(clusterize(`CREATE DATABASE IF NOT EXISTS {{db}} {{on_cluster}}`, cluster));
+  await store.command(
+    clusterize(
+      `CREATE TABLE IF NOT EXISTS {{db}}.schema_migrations {{on_cluster}} (version UInt32, name String, checksum String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY version`,
+      cluster,
+    ),
+  );
+  const done = new Set(
+    (await store.query<{ version: number }>(`SELECT version FROM {{db}}.schema_migrations FINAL`)).map((r) => Number(r.version)),
+  );
+  const applied: string[] = [];
+  for (const m of loadMigrations()) {
+    if (done.has(m.version)) continue;
+    for (const statement of m.statements) await store.command(clusterize(statement, cluster));
+    await store.insert('schema_migrations', [{ version: m.version, name: m.name, checksum: m.checksum }]);
+    applied.push(m.name);
+    opts.log?.info({ migration: m.name }, 'migration applied');
+  }
+  return { applied };
+}
