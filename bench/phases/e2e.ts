@@ -103,12 +103,6 @@ export interface FreshnessResult {
   background?: Throughput;
 }
 
-/**
- * Freshness: while background load runs at `rate`, a marker conversation is posted to /v1/ingest
- * every 300 ms and its context is polled through the data API until its message is visible. The
- * figure is accepted (200 from ingest) → visible (context answers with ≥ 1 message). Each poll's
- * duration is kept as well: how long a data API read takes while the system ingests.
- */
 /** Accepted → stored and stored → visible of the seen markers, from their rows' insert time (one read, after the phase). */
 async function storedSplit(sys: BenchSystem, seenAt: Map<string, { accepted: number; visible: number }>): Promise<Pick<FreshnessResult, 'stored_latency' | 'stored_to_visible'>> {
   if (seenAt.size === 0) return {};
@@ -126,6 +120,12 @@ async function storedSplit(sys: BenchSystem, seenAt: Map<string, { accepted: num
   return { stored_latency: summarize(stored), stored_to_visible: summarize(visible) };
 }
 
+/**
+ * Freshness: while background load runs at `rate`, a marker conversation is posted to /v1/ingest
+ * every 300 ms and its context is polled through the data API until its message is visible. The
+ * figure is accepted (200 from ingest) → visible (context answers with ≥ 1 message). Each poll's
+ * duration is kept as well: how long a data API read takes while the system ingests.
+ */
 export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: Pool, rate: number): Promise<FreshnessResult> {
   const key = sys.keys.t00!;
   const ctxUrl = (id: string) => `${sys.queryUrl}/api/v1/data/conversations/${encodeURIComponent(id)}/context`;

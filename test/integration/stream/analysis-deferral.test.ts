@@ -4,7 +4,8 @@
  * conversation with its final content; a lag that never clears still lets every held analysis run
  * after ANALYZE_MAX_DEFER_MS; held jobs survive a restart of the stream role (nakked, redelivered,
  * analyzed), none dead-lettered. With ANALYZE_BATCH_INTERVAL_MS, conversations that come due one
- * by one gather into fewer batches. Analysis work runs beside decoding, not in its way. Real nats-server and chDB; the stream role is started by the suite.
+ * by one gather into fewer batches. Analysis work runs beside decoding, not in its way. Real
+ * nats-server and chDB; the stream role is started by the suite.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
