@@ -1,22 +1,18 @@
 /**
  * The ingest role alone, as a process of its own under a closed-loop load of the bench's request
  * pool: events/s accepted and CPU-seconds per million events of its process (from /proc, so the
- * load generator in this process is not counted), after a warm-up, per format and mixed.
+ * load generator in this process is not counted), after a warm-up, per format and mixed — beside
+ * the bare parse server in a process of its own under the same load (phases/edge-alone.ts).
  *
- *   node dist/bench/edge-alone.js [--seconds 10] [--warmup 3] [--concurrency 16] [--formats mixed,otlp-json-a,…]
+ *   node dist/bench/edge-alone.js [--seconds 10] [--warmup 3] [--concurrency 16] [--formats mixed,otlp-json-a,…] [--no-ceiling]
  *   node dist/bench/edge-alone.js --prof /tmp/edge-prof     # a .cpuprofile of the ingest process
  *
  * The role publishes to the bench's own nats-server; the INGEST stream is purged between formats
  * so the backlog never refuses traffic. Nothing else runs: the figures are the edge's own cost.
  */
 import { parseArgs } from 'node:util';
-import { buildPool, onlyFormat, type Pool } from './lib/pool.js';
-import { loadInWorker } from './lib/load.js';
-import { processCpuSeconds } from './lib/cpu.js';
 import { startBenchSystem } from './lib/system.js';
-import { startChild } from './phases/memory.js';
-import { nextRounds } from './phases/edge.js';
-import { connectBus } from '../core/nats.js';
+import { measureEdgeAlone } from './phases/edge-alone.js';
 import { FORMATS, type Format } from './workload/conversation.js';
 
 const { values } = parseArgs({
@@ -26,6 +22,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     formats: { type: 'string', default: 'mixed' },
     prof: { type: 'string' },
+    'no-ceiling': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -41,29 +38,13 @@ const sys = await startBenchSystem({ tenants: 8 });
 const { env, keys, nats } = sys;
 await sys.system.stop();
 
-const child = await startChild('ingest', env, values.prof ? ['--cpu-prof', `--cpu-prof-dir=${values.prof}`] : []);
-const bus = await connectBus(env.NATS_URL!);
-const rows: string[][] = [['format', 'events/s', 'CPU-s per M events', 'CPU share of one core', 'non-2xx']];
+const table: string[][] = [['format', 'events/s', 'CPU-s per M events', 'CPU share of one core', 'non-2xx', 'parse server events/s', 'its CPU-s per M', 'edge vs parse']];
 try {
-  for (const format of formats) {
-    const pool: Pool = buildPool(20_000, format === 'mixed' ? {} : { formatWeights: onlyFormat(format) });
-    const spec = (ms: number) => ({ baseUrl: child.ingestUrl!, pool: pool.requests, keys, concurrency, durationMs: ms, roundBase: nextRounds() });
-    await loadInWorker(spec(warmup * 1000));
-    await bus.jsm.streams.purge('INGEST');
-    const cpu0 = processCpuSeconds(child.proc.pid!);
-    const res = await loadInWorker(spec(seconds * 1000));
-    const cpu = processCpuSeconds(child.proc.pid!) - cpu0;
-    await bus.jsm.streams.purge('INGEST');
-    const s = res.elapsedMs / 1000;
-    const bad = res.sent - res.ok;
-    rows.push([format, String(Math.round(res.okEvents / s)), (cpu / res.okEvents * 1e6).toFixed(1), (cpu / s).toFixed(2), String(bad)]);
-    log(`${format}: ${rows.at(-1)!.slice(1).join(' · ')}`);
-  }
+  const rows = await measureEdgeAlone({ env, keys, formats, concurrency, warmupSeconds: warmup, seconds, ceiling: !values['no-ceiling'], nodeArgs: values.prof ? ['--cpu-prof', `--cpu-prof-dir=${values.prof}`] : [], log });
+  for (const r of rows) table.push([r.format, String(r.edge.events_per_s), r.edge.cpu_s_per_million.toFixed(1), r.edge.cores.toFixed(2), String(r.edge.non_2xx), String(r.parse?.events_per_s ?? 'n/a'), r.parse?.cpu_s_per_million.toFixed(1) ?? 'n/a', r.edge_vs_parse?.toFixed(3) ?? 'n/a']);
 } finally {
-  await bus.close();
-  await child.stop();
   await nats.stop();
 }
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+for (const r of table) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
 if (values.prof) console.log(`profile written to ${values.prof}`);

@@ -25,7 +25,7 @@ export interface BenchOptions {
   label: string;
 }
 
-export const PHASES = ['drain', 'ceilings', 'edge', 'autocannon', 'e2e', 'freshness', 'query', 'memory'] as const;
+export const PHASES = ['drain', 'ceilings', 'edge', 'autocannon', 'e2e', 'freshness', 'query', 'edge-alone', 'memory'] as const;
 
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -14,6 +14,7 @@ import { buildPool } from './lib/pool.js';
 import { measureInsert, rowsFor } from './ceilings/clickhouse.js';
 import { measureJetStream } from './ceilings/jetstream.js';
 import { measureStoreCeilings, realRows, type RealRows } from './ceilings/real-rows.js';
+import { measureEdgeAlone, OTLP_FORMATS } from './phases/edge-alone.js';
 import { measureStreamDrain, type DrainResult } from './phases/drain.js';
 import { measureEdge, measureParseCeilings } from './phases/edge.js';
 import { createStore } from '../core/clickhouse.js';
@@ -163,6 +164,12 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   }
   lap('system_stop');
   try {
+    if (!o.skip.has('edge-alone')) {
+      // the edge's target is "alone": the ingest role and the bare parse server, each a process of
+      // its own under the same load, one after the other (nothing else of ours running)
+      partial.edge_alone = await measureEdgeAlone({ env: sys.env, keys: sys.keys, formats: OTLP_FORMATS, concurrency: o.concurrency, warmupSeconds: o.quick ? 1 : 3, seconds: o.quick ? 2 : 5, log });
+    }
+    lap('edge_alone');
     if (!o.skip.has('memory')) {
       partial.memory = await measureMemory(sys.env, mixed, sys.keys, queryPaths, { loadSeconds: o.quick ? 2.5 : 10, concurrency: o.concurrency }, log);
     }

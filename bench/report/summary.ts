@@ -6,6 +6,7 @@ import type { InsertCeiling } from '../ceilings/clickhouse.js';
 import type { BusCeiling } from '../ceilings/jetstream.js';
 import type { StoreCeilings } from '../ceilings/real-rows.js';
 import type { DrainResult } from '../phases/drain.js';
+import type { EdgeAloneRow } from '../phases/edge-alone.js';
 import type { Backlogs, IdleWait } from '../lib/idle.js';
 
 /** The headline numbers every run carries; null where the figure was not measured. */
@@ -23,6 +24,8 @@ export interface Summary {
   freshness_p50_ms: number | null;
   freshness_p99_ms: number | null;
   ingest_events_per_s: number | null;
+  /** The ingest role alone against the bare parse server alone, same load: the lowest ratio of the OTLP formats. */
+  edge_alone_vs_parse_min: number | null;
   query_p99_ms_max: number | null;
   query_vs_bare_max: number | null;
   rss_all_in_one_mb: number | null;
@@ -31,7 +34,7 @@ export interface Summary {
 
 export const SUMMARY_FIELDS: ReadonlyArray<keyof Summary> = [
   'e2e_events_per_s', 'e2e_vs_insert_ceiling', 'e2e_vs_best_insert', 'e2e_vs_no_parse', 'cpu_s_per_million_events', 'bytes_stored_per_event', 'stream_drain_events_per_s', 'freshness_p50_ms', 'freshness_p99_ms', 'ingest_events_per_s',
-  'query_p99_ms_max', 'query_vs_bare_max', 'rss_all_in_one_mb', 'dataset_events',
+  'edge_alone_vs_parse_min', 'query_p99_ms_max', 'query_vs_bare_max', 'rss_all_in_one_mb', 'dataset_events',
 ];
 
 export interface Machine {
@@ -56,6 +59,8 @@ export interface BenchResult {
   /** The stream role alone draining a backlog of real messages. */
   drain?: DrainResult;
   edge: EdgeRow[];
+  /** The ingest role alone and the bare parse server alone, per OTLP format. */
+  edge_alone?: EdgeAloneRow[];
   e2e?: E2eResult;
   freshness?: FreshnessResult;
   dataset?: DatasetResult;
@@ -74,6 +79,7 @@ const num = (v: number | undefined | null): number | null => (typeof v === 'numb
 export function buildSummary(r: Omit<BenchResult, 'summary' | 'goals'>): Summary {
   const edge = r.edge.filter((e) => e.ingest).map((e) => e.ingest!.events_per_s);
   const live = r.query.filter((q) => q.api);
+  const alone = (r.edge_alone ?? []).map((e) => e.edge_vs_parse).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   const e2e = r.e2e?.missing ? undefined : r.e2e?.max_sustained_events_per_s;
   const insert = r.ceilings.clickhouse_insert?.events_per_s;
   const best = r.ceilings.store?.best_insert_events_per_s;
@@ -91,6 +97,7 @@ export function buildSummary(r: Omit<BenchResult, 'summary' | 'goals'>): Summary
     freshness_p50_ms: num(r.freshness?.latency?.p50_ms),
     freshness_p99_ms: num(r.freshness?.latency?.p99_ms),
     ingest_events_per_s: num(edge.length ? edge.reduce((a, b) => a + b, 0) / edge.length : undefined),
+    edge_alone_vs_parse_min: num(alone.length ? Math.min(...alone) : undefined),
     query_p99_ms_max: num(live.length ? Math.max(...live.map((q) => q.api!.p99_ms)) : undefined),
     query_vs_bare_max: num(live.some((q) => Number.isFinite(q.api_vs_bare_p99)) ? Math.max(...live.map((q) => q.api_vs_bare_p99 ?? NaN).filter(Number.isFinite)) : undefined),
     rss_all_in_one_mb: num(r.memory?.all_in_one_mb),
@@ -115,6 +122,7 @@ export function checkGoals(s: Summary): GoalCheck[] {
     atLeast('end to end ≥ 100,000 events/s', 100_000, s.e2e_events_per_s),
     atLeast('end to end ≥ 50% of the insert ceiling', 0.5, s.e2e_vs_insert_ceiling),
     atMost('freshness p99 ≤ 2,000 ms at half the max rate', 2000, s.freshness_p99_ms),
+    atLeast('ingest edge alone ≥ 0.5 of the parse server alone (every OTLP format)', 0.5, s.edge_alone_vs_parse_min),
     atMost('every data API p99 ≤ 100 ms', 100, s.query_p99_ms_max),
     atMost('every data API p99 ≤ 1.5× the bare query', 1.5, s.query_vs_bare_max),
     atMost('all-in-one peak RSS ≤ 1,536 MB', 1536, s.rss_all_in_one_mb),

@@ -29,6 +29,10 @@ export function formatReport(r: BenchResult): string {
       ? [e.format, e.missing, null, null, null, null, null, null, null]
       : [e.format, e.ingest!.requests_per_s, e.ingest!.events_per_s, e.ingest!.p50_ms, e.ingest!.p95_ms, e.ingest!.p99_ms, e.ingest_vs_parse_ceiling ?? null, e.autocannon?.events_per_s ?? null, e.autocannon?.p99_ms ?? null],
   )));
+  if (r.edge_alone?.length) {
+    out.push('\nINGEST EDGE ALONE vs the bare parse server alone (each a process of its own, same load, one after the other)');
+    out.push(formatTable(['format', 'edge ev/s', 'edge CPU-s/M', 'parse ev/s', 'parse CPU-s/M', 'edge vs parse'], r.edge_alone.map((e) => [e.format, e.edge.events_per_s, e.edge.cpu_s_per_million, e.parse?.events_per_s ?? null, e.parse?.cpu_s_per_million ?? null, e.edge_vs_parse ?? null])));
+  }
   out.push('\nEND TO END (offered rate stepped; sustained = backlog bounded)');
   if (r.e2e?.missing) out.push(`  ${r.e2e.missing}`);
   if (r.e2e?.steps.length) {

@@ -9,6 +9,7 @@ import { percentile, summarize, ratio } from '../../../bench/lib/stats.js';
 import { patchBody, variantSlots } from '../../../bench/lib/pool.js';
 
 const lat = (p99: number) => ({ count: 10, p50_ms: p99 / 2, p95_ms: p99 * 0.9, p99_ms: p99, max_ms: p99 });
+const alone = (events: number) => ({ events_per_s: events, cpu_s_per_million: 1e6 / events, cores: 1, non_2xx: 0 });
 const tp = (events: number) => ({ ...lat(10), requests_per_s: events / 50, events_per_s: events, mb_per_s: 1, ok_share: 1, statuses: { 200: 10 } });
 
 function fixture(): BenchResult {
@@ -20,6 +21,10 @@ function fixture(): BenchResult {
       { format: 'direct', route: '/v1/ingest', ingest: tp(40_000), ceiling: tp(80_000), ingest_vs_parse_ceiling: 0.5 },
       { format: 'hooks-a', route: '/v1/otel/agent-a/hooks', ingest: tp(20_000) },
       { format: 'otlp-json-b', route: '/v1/otel/agent-b/logs', missing: 'n/a (not implemented: 404)' },
+    ],
+    edge_alone: [
+      { format: 'otlp-proto-a', edge: alone(20_000), parse: alone(40_000), edge_vs_parse: 0.5 },
+      { format: 'otlp-json-a', edge: alone(15_000), parse: alone(100_000), edge_vs_parse: 0.15 },
     ],
     e2e: { steps: [], max_sustained_events_per_s: 50_000 },
     freshness: { rate_events_per_s: 25_000, markers: 10, timeouts: 0, latency: lat(900) },
@@ -45,6 +50,8 @@ test('summary has exactly the documented numeric fields', () => {
     // the fixture has no byte-path ceilings, CPU or storage figures: those summary fields are null, not invented
     e2e_vs_best_insert: null, e2e_vs_no_parse: null, cpu_s_per_million_events: null, bytes_stored_per_event: null,
     stream_drain_events_per_s: null,
+    // the lowest ratio of the OTLP formats: the target holds for every one of them
+    edge_alone_vs_parse_min: 0.15,
   });
 });
 
@@ -65,6 +72,9 @@ test('goals say what was missed and by how much', () => {
   assert.is(e2e.score, 0.5);
   const fresh = g.find((x) => x.goal.startsWith('freshness'))!;
   assert.is(fresh.met, true);
+  const edge = g.find((x) => x.goal.startsWith('ingest edge alone'))!;
+  assert.is(edge.met, false);
+  assert.is(edge.score, 0.3);
   const q = g.find((x) => x.goal.includes('p99 ≤ 100 ms'))!;
   assert.is(q.met, false);
   assert.is(q.score, 0.833);
@@ -99,7 +109,9 @@ test('table formatting: aligned columns, n/a for missing', () => {
 test('report and SVG render every section, n/a rows included', () => {
   const r = fixture();
   const text = formatReport(r);
-  for (const s of ['CEILINGS', 'INGEST EDGE', 'END TO END', 'FRESHNESS', 'QUERY', 'MEMORY', 'SUMMARY', 'GOALS', 'n/a (not implemented: 404)']) assert.ok(text.includes(s), s);
+  for (const s of ['CEILINGS', 'INGEST EDGE', 'INGEST EDGE ALONE', 'END TO END', 'FRESHNESS', 'QUERY', 'MEMORY', 'SUMMARY', 'GOALS', 'n/a (not implemented: 404)']) assert.ok(text.includes(s), s);
+  // each OTLP format's row of the edge alone: events/s of both processes and their ratio
+  assert.ok(/otlp-json-a\s+15,000\s+66\.667\s+100,000\s+10\s+0\.15/.test(text), text);
   const svg = renderSvg(r);
   assert.ok(svg.startsWith('<svg') && svg.trim().endsWith('</svg>'));
   assert.ok(svg.includes('ingest edge direct') && svg.includes('conversations (bare query)'));
