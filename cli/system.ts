@@ -25,10 +25,20 @@ export interface System {
 
 export async function startSystem(
   config: Config,
-  opts: { roles?: RoleName[]; log?: Logger; ingestPort?: number; queryPort?: number; streamPort?: number; stream?: StreamOptions } = {},
+  opts: {
+    roles?: RoleName[];
+    log?: Logger;
+    ingestPort?: number;
+    queryPort?: number;
+    streamPort?: number;
+    stream?: StreamOptions;
+    /** Open ClickHouse; default: when a role other than ingest runs (a caller composing roles itself may need it). */
+    openStore?: boolean;
+  } = {},
 ): Promise<System> {
   const wanted = opts.roles ?? ['ingest', 'stream', 'query'];
-  const rt = await createRuntime(config, { log: opts.log });
+  // the ingest role alone never touches ClickHouse: it does not open (or lock) the embedded engine
+  const rt = await createRuntime(config, { log: opts.log, openStore: opts.openStore ?? wanted.some((r) => r !== 'ingest') });
   const roles: RoleHandle[] = [];
   let mintedKey: string | undefined;
   try {

@@ -119,7 +119,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'INGEST_MAX_BACKLOG_BYTES', default: '1073741824', description: 'Bytes of the INGEST messages waiting for the store consumer above which ingest answers 503' },
   { name: 'INGEST_RETRY_AFTER_SECONDS', default: '2', description: 'Retry-After advertised with 503' },
   { name: 'INGEST_PUBLISH_BATCH_EVENTS', default: '500', description: 'Events per JetStream message' },
-  { name: 'INGEST_WORKERS', default: '1', description: '`tracehouse ingest` only: processes sharing the ingest port (one per core the edge may use; needs CLICKHOUSE_URL)' },
+  { name: 'INGEST_WORKERS', default: '1', description: '`tracehouse ingest` only: processes sharing the ingest port (one per core the edge may use)' },
   { name: 'SINK_MAX_BATCH_ROWS', default: '50000', description: 'Insert a table batch at this many rows' },
   { name: 'SINK_MAX_BATCH_BYTES', default: '16777216', description: 'Insert a table batch at this many bytes' },
   { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },

@@ -15,6 +15,11 @@ export interface Runtime {
   readonly config: Config;
   readonly log: Logger;
   readonly metrics: Metrics;
+  /**
+   * ClickHouse. A process that runs only the ingest role never opens it (`openStore: false`): the
+   * edge publishes to the bus and nothing else, so the embedded engine stays free for the process
+   * that stores, and INGEST_WORKERS processes need no store. Reading it there throws.
+   */
   readonly store: Store;
   readonly bus: Bus;
   readonly keys: KeyStore;
@@ -37,6 +42,8 @@ export interface RuntimeOptions {
   migrate?: boolean;
   /** Declare streams, consumers and buckets (default true). */
   declare?: boolean;
+  /** Open ClickHouse (and migrate it when `migrate`); default true. */
+  openStore?: boolean;
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -55,8 +62,10 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     if (opts.declare !== false) {
       await declareTopology(bus, { replicas: config.nats.replicas, maxDeliver: config.stream.maxDeliver, ackWaitMs: config.stream.ackWaitMs });
     }
-    store = createStore(config);
-    if (opts.migrate !== false) await migrate(store, { cluster: config.clickhouse.cluster, log });
+    if (opts.openStore !== false) {
+      store = createStore(config);
+      if (opts.migrate !== false) await migrate(store, { cluster: config.clickhouse.cluster, log });
+    }
     const kv = await bus.kv(KV_BUCKETS.keys.name);
     const secret = config.secret || (await sharedSecret(bus));
     const keys = createKeyStore(kv, secret);
@@ -66,14 +75,17 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
       config,
       log,
       metrics,
-      store: s,
+      get store(): Store {
+        if (!s) throw new Error('this process did not open ClickHouse (it runs only the ingest role)');
+        return s;
+      },
       bus: b,
       keys,
       natsUrl,
       managedNats,
       async close() {
         await b.close().catch((err) => log.warn({ err }, 'closing nats'));
-        await s.close().catch((err) => log.warn({ err }, 'closing clickhouse'));
+        await s?.close().catch((err) => log.warn({ err }, 'closing clickhouse'));
         if (managedNats) await managedNats.stop();
       },
     };

@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/log.js';
 import type { Metrics } from '../core/metrics.js';
-import type { Store } from '../core/clickhouse.js';
 import type { Bus } from '../core/nats.js';
 import type { KeyStore } from '../core/keys.js';
 import { createHttpApp, type AppContext, type RequestState } from '../core/http.js';
@@ -19,7 +18,6 @@ export interface IngestDeps {
   config: Config;
   log: Logger;
   metrics: Metrics;
-  store: Store;
   bus: Bus;
   keys: KeyStore;
   /** Defaults to a JetStream publisher built from `bus` and `config.ingest`. */
@@ -44,7 +42,8 @@ export function createIngestApp(deps: IngestDeps) {
     role: 'ingest',
     log: deps.log,
     metrics: deps.metrics,
-    readiness: { clickhouse: () => deps.store.ping(), nats: () => deps.bus.ping() },
+    // the edge needs the bus only: it accepts (durably publishes) whether or not ClickHouse answers
+    readiness: { nats: () => deps.bus.ping() },
     renderError: errorBody,
   });
   const rd: RouteDeps = {

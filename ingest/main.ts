@@ -7,7 +7,7 @@ import { createPipelineRunner } from './runner.js';
 export async function startIngest(rt: Runtime, opts: { port?: number } = {}): Promise<RoleHandle> {
   const log = rt.log.child({ role: 'ingest' });
   const runner = createPipelineRunner({ retryAfterSeconds: rt.config.ingest.retryAfterSeconds });
-  const app = createIngestApp({ config: rt.config, log, metrics: rt.metrics, store: rt.store, bus: rt.bus, keys: rt.keys, runner });
+  const app = createIngestApp({ config: rt.config, log, metrics: rt.metrics, bus: rt.bus, keys: rt.keys, runner });
   const http = await listen(app, opts.port ?? rt.config.http.ingestPort, rt.config.http.host);
   log.info({ url: http.url }, 'ingest listening');
   return {

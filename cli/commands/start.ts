@@ -17,11 +17,9 @@ async function run(roles: RoleName[]): Promise<void> {
     );
   }
   const ingestAlone = roles.length === 1 && roles[0] === 'ingest';
-  if (ingestAlone && config.ingest.workers > 1) {
-    if (!config.clickhouse.url) throw new UsageError('INGEST_WORKERS above 1 needs CLICKHOUSE_URL: every ingest process checks the store for readiness, and the embedded one has a single owner');
-    if (cluster.isPrimary) return runWorkers(config, log);
-  }
-  if (roles.length === 1 && !config.clickhouse.url) {
+  if (ingestAlone && config.ingest.workers > 1 && cluster.isPrimary) return runWorkers(config, log);
+  // the ingest role alone never opens ClickHouse (cli/system.ts)
+  if (roles.length === 1 && !ingestAlone && !config.clickhouse.url) {
     log.warn('CLICKHOUSE_URL is not set: this role opens the embedded ClickHouse, which only one process can own');
   }
   const system = await startSystem(config, { roles, log });
@@ -120,14 +118,14 @@ const role = (name: RoleName, summary: string, detail: string): Command => ({
   usage: `Usage: tracehouse ${name}
 
 ${detail}
-Production mode: needs NATS_URL, and CLICKHOUSE_URL so that several processes share one store.
+Production mode: needs NATS_URL, and (stream, query) CLICKHOUSE_URL so that several processes share one store.
 
 ${COMMON}`,
   run: () => run([name]),
 });
 
 export const roleCommands: Command[] = [
-  role('ingest', 'Run only the ingest role (production)', 'Serves the ingestion routes of spec/ingestion.md on INGEST_PORT.'),
+  role('ingest', 'Run only the ingest role (production)', 'Serves the ingestion routes of spec/ingestion.md on INGEST_PORT. Needs NATS only: it never opens\nClickHouse. INGEST_WORKERS=N runs N processes sharing the port.'),
   role('stream', 'Run only the stream role (production)', 'Consumes the INGEST and ANALYZE streams into ClickHouse.'),
   role('query', 'Run only the query role (production)', 'Serves the data API of spec/data-api.md on QUERY_PORT.'),
 ];

@@ -28,7 +28,7 @@ export interface TestSystem {
  * start at most one data dir per suite file (restarts reuse it).
  */
 export async function startTestSystem(
-  opts: { env?: Record<string, string>; roles?: RoleName[]; nats?: TestNats; dataDir?: string; logStream?: NodeJS.WritableStream; stream?: StreamOptions } = {},
+  opts: { env?: Record<string, string>; roles?: RoleName[]; nats?: TestNats; dataDir?: string; logStream?: NodeJS.WritableStream; stream?: StreamOptions; openStore?: boolean } = {},
 ): Promise<TestSystem> {
   const nats = opts.nats ?? (await startNats());
   const dataDir = opts.dataDir ?? tempDir('th-data-');
@@ -46,7 +46,7 @@ export async function startTestSystem(
     ...opts.env,
   };
   const config = loadConfig(env);
-  const system = await startSystem(config, { roles: opts.roles, stream: opts.stream, log: createLogger(config.logLevel, {}, opts.logStream ?? process.stderr) });
+  const system = await startSystem(config, { roles: opts.roles, stream: opts.stream, openStore: opts.openStore, log: createLogger(config.logLevel, {}, opts.logStream ?? process.stderr) });
   const ts: TestSystem = {
     system,
     config,

@@ -34,7 +34,7 @@ test.before(async () => {
   process.on('unhandledRejection', onCrash);
   ts = await startTestSystem({ roles: ['ingest'] });
   const rt = ts.system.rt;
-  server = createServer(createIngestApp({ config: rt.config, log: rt.log, metrics: rt.metrics, store: rt.store, bus: rt.bus, keys: rt.keys }).callback());
+  server = createServer(createIngestApp({ config: rt.config, log: rt.log, metrics: rt.metrics, bus: rt.bus, keys: rt.keys }).callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });

@@ -282,7 +282,7 @@ async function serve(app: ReturnType<typeof createIngestApp>): Promise<{ url: st
 test('Errors: 503 {error} with Retry-After when the INGEST backlog is over the limit; recovers when it drains', async () => {
   const rt = ts.system.rt;
   const config = { ...rt.config, ingest: { ...rt.config.ingest, maxBacklogMessages: 1 } };
-  const { url, server } = await serve(createIngestApp({ config, log: rt.log, metrics: rt.metrics, store: rt.store, bus: rt.bus, keys: rt.keys }));
+  const { url, server } = await serve(createIngestApp({ config, log: rt.log, metrics: rt.metrics, bus: rt.bus, keys: rt.keys }));
   try {
     const hook = (i: number) => http(`${url}/v1/otel/agent-b/hooks`, { headers: auth(ts.adminKey), body: { hook: 'Stop', timestamp: 1767225600 + i } });
     assert.is((await hook(1)).status, 200);
@@ -305,7 +305,7 @@ test('Errors: 503 {error} with Retry-After when the INGEST backlog is over the l
 test('Errors: 503 when JetStream is unavailable, never 200 for data that was not stored', async () => {
   const rt = ts.system.rt;
   const config = { ...rt.config, ingest: { ...rt.config.ingest, publishTimeoutMs: 500 } };
-  const { url, server } = await serve(createIngestApp({ config, log: rt.log, metrics: rt.metrics, store: rt.store, bus: rt.bus, keys: rt.keys }));
+  const { url, server } = await serve(createIngestApp({ config, log: rt.log, metrics: rt.metrics, bus: rt.bus, keys: rt.keys }));
   try {
     // the key is read before NATS goes away
     await ts.nats.stop();

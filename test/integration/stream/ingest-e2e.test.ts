@@ -18,7 +18,8 @@ let ts: TestSystem;
 let stream: Awaited<ReturnType<typeof startStream>>;
 
 test.before(async () => {
-  ts = await startTestSystem({ roles: ['ingest'], env: { INGEST_MAX_BACKLOG_MESSAGES: '5', INGEST_RETRY_AFTER_SECONDS: '1' } });
+  // the stream role is composed here, on the same runtime: it needs the store the ingest role alone would not open
+  ts = await startTestSystem({ roles: ['ingest'], openStore: true, env: { INGEST_MAX_BACKLOG_MESSAGES: '5', INGEST_RETRY_AFTER_SECONDS: '1' } });
   stream = await startStream(ts.system.rt, { paused: true });
 });
 test.after(async () => {
