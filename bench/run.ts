@@ -136,7 +136,13 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       const max = partial.e2e?.max_sustained_events_per_s;
       const rate = max && Number.isFinite(max) ? Math.round(max / 2) : 2000;
       if (!max || !Number.isFinite(max)) notes.push('freshness measured at 2,000 events/s: no sustained end-to-end rate was found');
-      partial.freshness = await measureFreshness(sys, o, mixed, rate);
+      // freshness at a rate the system sustains, not the catching-up after the overloaded last step:
+      // the phase starts once the stores, analyses and merges that step left are done (or after 60 s)
+      const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: 60_000 });
+      const fmt = (b: Backlogs) => `INGEST ${b.ingest}, ANALYZE ${b.analyze}, merges ${b.merges}`;
+      log(`freshness: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmt(idle.before)})`);
+      if (!idle.idle) notes.push(`freshness phase started before the system was idle (after ${idle.waited_ms} ms: ${fmt(idle.after)})`);
+      partial.freshness = { ...(await measureFreshness(sys, o, mixed, rate)), start_idle: idle };
       const f = partial.freshness;
       log(`freshness: ${f.missing ?? `p50 ${f.latency?.p50_ms} ms, p99 ${f.latency?.p99_ms} ms${f.stored_latency ? ` (accepted → stored p50 ${f.stored_latency.p50_ms} / p99 ${f.stored_latency.p99_ms} ms, stored → visible ${f.stored_to_visible?.p50_ms} / ${f.stored_to_visible?.p99_ms} ms)` : ''}`}`);
     }

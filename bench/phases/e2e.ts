@@ -6,6 +6,7 @@ import { summarize, type LatencySummary } from '../lib/stats.js';
 import { processCpuSeconds, treeCpuSeconds } from '../lib/cpu.js';
 import { drain, nextRounds } from './edge.js';
 import type { BenchOptions } from '../options.js';
+import type { IdleWait } from '../lib/idle.js';
 
 export interface Step {
   offered_events_per_s: number;
@@ -87,6 +88,8 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
 
 export interface FreshnessResult {
   missing?: string;
+  /** The wait for an idle system before the phase (what the end-to-end steps left: stores, analyses, merges). */
+  start_idle?: IdleWait;
   rate_events_per_s: number;
   markers: number;
   timeouts: number;

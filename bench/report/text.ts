@@ -40,6 +40,10 @@ export function formatReport(r: BenchResult): string {
   }
   const f = r.freshness;
   out.push(`\nFRESHNESS accepted → visible in the data API: ${f?.missing ?? (f?.latency ? `p50 ${na(f.latency.p50_ms)} ms, p99 ${na(f.latency.p99_ms)} ms over ${f.markers} markers (${f.timeouts} timeouts) at ${fmtNum(f.rate_events_per_s)} ev/s` : 'n/a')}`);
+  if (f?.start_idle) {
+    const b = (x: { ingest: number; analyze: number; merges: number }) => `INGEST ${x.ingest}, ANALYZE ${x.analyze}, merges ${x.merges}`;
+    out.push(`  started ${f.start_idle.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(f.start_idle.waited_ms)} ms; before: ${b(f.start_idle.before)})`);
+  }
   if (f?.read_latency) out.push(`  a context read meanwhile (${fmtNum(f.read_latency.count)} polls): p50 ${na(f.read_latency.p50_ms)} ms, p99 ${na(f.read_latency.p99_ms)} ms`);
   if (r.dataset) out.push(`\nQUERY dataset: ${fmtNum(r.dataset.events)} events (${fmtNum(r.dataset.rows)} rows, ${fmtNum(r.dataset.conversations)} conversations) in the tables after ${r.dataset.load_seconds} s of loading: ${fmtNum(r.dataset.ingested_events ?? 0)} ingested by earlier phases, ${fmtNum(r.dataset.generated_events ?? 0)} generated and bulk-inserted in ${r.dataset.generated_seconds ?? 0} s${(r.dataset.copies ?? 1) > 1 ? `, all of it then copied ×${r.dataset.copies} in the engine` : ''}`);
   const qi = r.query_idle;

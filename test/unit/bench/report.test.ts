@@ -118,13 +118,18 @@ test('report and SVG render every section, n/a rows included', () => {
   assert.not.ok(svg.includes('NaN'));
 });
 
-test('report says whether the query phase started on an idle system', () => {
+test('report says whether the query and freshness phases started on an idle system', () => {
   const r = fixture();
   const idle = { ingest: 0, analyze: 0, merges: 0 };
   r.query_idle = { idle: true, waited_ms: 1200, polls: 5, before: { ingest: 40, analyze: 2, merges: 1 }, after: idle, end: idle };
   assert.ok(formatReport(r).includes('QUERY started on an idle system (waited 1,200 ms; before: INGEST 40, ANALYZE 2, merges 1; at the end: INGEST 0, ANALYZE 0, merges 0)'));
   r.query_idle = { ...r.query_idle, idle: false, after: { ingest: 3, analyze: 0, merges: 0 } };
   assert.ok(formatReport(r).includes('QUERY started BEFORE the system was idle'));
+  // the freshness phase says the same of its own start
+  r.freshness = { ...r.freshness!, start_idle: { idle: true, waited_ms: 8300, polls: 30, before: { ingest: 0, analyze: 412, merges: 2 }, after: idle } };
+  assert.ok(formatReport(r).includes('started on an idle system (waited 8,300 ms; before: INGEST 0, ANALYZE 412, merges 2)'));
+  r.freshness.start_idle = { ...r.freshness.start_idle!, idle: false };
+  assert.ok(formatReport(r).includes('started BEFORE the system was idle (waited 8,300 ms'));
 });
 
 test('options: defaults, quick, errors', () => {
