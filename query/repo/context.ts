@@ -28,15 +28,17 @@ interface RawMessage {
 }
 
 /**
- * Typed reads behind GET /conversations/:id/context. Two steps so that the cost follows the window,
- * not the conversation: positions over narrow columns (with the summary, in parallel), then the
- * wide columns of the window's messages only (at most 2 × window + 1, by primary key).
+ * Typed reads behind GET /conversations/:id/context, so that the cost follows the window, not the
+ * conversation: one statement finds the window's positions over narrow columns and reads the wide
+ * columns of the window's messages only (at most 2 × window + 1, by primary key); the summary is
+ * read beside it. Two statements at once rather than three in two rounds: on a busy engine each
+ * statement waits for its turn, and a second round waits again.
  */
 export function createContextRepo(store: Store) {
   return {
     async window(tenant: string, id: string, msgIndex: number | undefined, window: number) {
-      const [positions, summary] = await Promise.all([
-        store.query<RawPosition>(namedQuery('query-context-positions'), {
+      const [rows, summary] = await Promise.all([
+        store.query<RawPosition & RawMessage>(namedQuery('query-context-window-rows'), {
           tenant,
           id,
           has_index: msgIndex === undefined ? 0 : 1,
@@ -45,17 +47,9 @@ export function createContextRepo(store: Store) {
         }),
         store.query<{ summary: string }>(namedQuery('query-conversation-summary'), { tenant, id }),
       ]);
-      const ids = positions.map((p) => p.message_id);
-      const wide = ids.length ? await store.query<RawMessage>(namedQuery('query-context-messages'), { tenant, id, ids }) : [];
-      const byId = new Map(wide.map((r) => [r.message_id, r]));
-      const total = positions.length ? Number(positions[0]!.total) : 0;
+      const total = rows.length ? Number(rows[0]!.total) : 0;
       const center = total === 0 ? null : msgIndex === undefined ? Math.floor((total - 1) / 2) : Math.min(msgIndex, total - 1);
-      const messages: ContextMessage[] = [];
-      for (const p of positions) {
-        const r = byId.get(p.message_id);
-        if (!r) continue; // not possible within one snapshot; a concurrent delete would drop it
-        messages.push({ index: Number(p.idx), role: r.role, content: r.content, ...messageToolParts(r), timestamp: isoTimestamp(r.ts) });
-      }
+      const messages: ContextMessage[] = rows.map((r) => ({ index: Number(r.idx), role: r.role, content: r.content, ...messageToolParts(r), timestamp: isoTimestamp(r.ts) }));
       return {
         total,
         summary: summary[0]?.summary ?? '',
