@@ -32,7 +32,7 @@ interface RawMessage {
  * conversation: one statement finds the window's positions over narrow columns and reads the wide
  * columns of the window's messages only (at most 2 × window + 1, by primary key); the summary is
  * read beside it. Two statements at once rather than three in two rounds: on a busy engine each
- * statement waits for its turn, and a second round waits again.
+ * statement waits for its turn, and a second round waits again (docs/data-api.md).
  */
 export function createContextRepo(store: Store) {
   return {
@@ -47,6 +47,8 @@ export function createContextRepo(store: Store) {
         }),
         store.query<{ summary: string }>(namedQuery('query-conversation-summary'), { tenant, id }),
       ]);
+      // the statement returns the window's rows unordered (≤ 2 × window + 1 of them)
+      rows.sort((a, b) => Number(a.idx) - Number(b.idx));
       const total = rows.length ? Number(rows[0]!.total) : 0;
       const center = total === 0 ? null : msgIndex === undefined ? Math.floor((total - 1) / 2) : Math.min(msgIndex, total - 1);
       const messages: ContextMessage[] = rows.map((r) => ({ index: Number(r.idx), role: r.role, content: r.content, ...messageToolParts(r), timestamp: isoTimestamp(r.ts) }));

@@ -1,38 +1,37 @@
 -- GET /conversations/:id/context in one statement: the window's positions over narrow columns, then
 -- the wide columns of those messages only (at most 2 × window + 1, found through the primary key by
--- the set of the window's ids), newest version of each (as FINAL would keep). One statement, not
--- two in a row: on a busy engine every statement waits for its turn.
--- Message index is the zero-based row number in (ts, seq, message_id) order; the centre defaults to
--- the middle (floor((n-1)/2)) and is clamped to the last message. The positions read narrow columns
--- only (no FINAL: FINAL cannot filter before it merges, so it decompresses every column of every
--- granule the conversation touches); each message counts once with its newest version (highest
--- inserted_at, the table's version column).
-WITH window_ids AS (
-    SELECT message_id, idx, total
+-- the window's ids), newest version of each (as FINAL would keep). Rows come in no particular
+-- order: the caller sorts them by `idx`. One statement, not two in a row: on a busy engine every
+-- statement waits for its turn.
+-- The window is a scalar subquery (ids, indexes, the message count), computed once and used as a
+-- constant set, so the wide read prunes by primary key. Message index is the zero-based row number
+-- in (ts, seq, message_id) order; the centre defaults to the middle (floor((n-1)/2)) and is clamped
+-- to the last message. The positions read narrow columns only (no FINAL: FINAL cannot filter before
+-- it merges, so it decompresses every column of every granule the conversation touches); each
+-- message counts once with its newest version (highest inserted_at, the table's version column).
+-- A conversation without messages has an empty window and no rows.
+WITH (
+    SELECT (groupArray(message_id), groupArray(idx), any(total))
     FROM (
-        SELECT
-            message_id,
-            toInt64(row_number() OVER (ORDER BY t, s, message_id)) - 1 AS idx,
-            toInt64(count() OVER ()) AS total
+        SELECT message_id, idx, total
         FROM (
-            SELECT message_id, argMax(ts, inserted_at) AS t, argMax(seq, inserted_at) AS s
-            FROM {{db}}.messages
-            WHERE tenant_id = {tenant:String} AND conversation_id = {id:String}
-            GROUP BY message_id
+            SELECT
+                message_id,
+                toInt64(row_number() OVER (ORDER BY t, s, message_id)) - 1 AS idx,
+                toInt64(count() OVER ()) AS total
+            FROM (
+                SELECT message_id, argMax(ts, inserted_at) AS t, argMax(seq, inserted_at) AS s
+                FROM {{db}}.messages
+                WHERE tenant_id = {tenant:String} AND conversation_id = {id:String}
+                GROUP BY message_id
+            )
         )
+        WHERE abs(idx - if({has_index:UInt8} = 1, least({msg_index:Int64}, total - 1), intDiv(total - 1, 2))) <= {window:Int64}
     )
-    WHERE abs(idx - if({has_index:UInt8} = 1, least({msg_index:Int64}, total - 1), intDiv(total - 1, 2))) <= {window:Int64}
-)
-SELECT w.message_id AS message_id, w.idx AS idx, w.total AS total,
-       m.role AS role, m.content AS content, m.content_blocks AS content_blocks,
-       m.tool_calls AS tool_calls, m.tool_results AS tool_results, m.ts AS ts
-FROM window_ids AS w
-INNER JOIN (
-    SELECT message_id, role, content, content_blocks, tool_calls, tool_results, ts
-    FROM {{db}}.messages
-    WHERE tenant_id = {tenant:String} AND conversation_id = {id:String}
-      AND message_id IN (SELECT message_id FROM window_ids)
-    ORDER BY inserted_at DESC
-    LIMIT 1 BY message_id
-) AS m ON m.message_id = w.message_id
-ORDER BY idx
+) AS win
+SELECT message_id, win.2[indexOf(win.1, message_id)] AS idx, win.3 AS total,
+       role, content, content_blocks, tool_calls, tool_results, ts
+FROM {{db}}.messages
+WHERE tenant_id = {tenant:String} AND conversation_id = {id:String} AND message_id IN win.1
+ORDER BY inserted_at DESC
+LIMIT 1 BY message_id
