@@ -86,20 +86,23 @@ function figures(res: LoadResult, cpu: number): AloneFigures {
 
 export async function measureEdgeAlone(o: EdgeAloneOptions): Promise<EdgeAloneRow[]> {
   const edge = await startChild('ingest', o.env, o.nodeArgs ?? []);
-  const parse = o.ceiling === false ? undefined : await startParseChild();
-  const bus = await connectBus(o.env.NATS_URL!);
+  let parse: Awaited<ReturnType<typeof startParseChild>> | undefined;
+  let bus: Awaited<ReturnType<typeof connectBus>> | undefined;
   const rows: EdgeAloneRow[] = [];
   try {
+    parse = o.ceiling === false ? undefined : await startParseChild();
+    bus = await connectBus(o.env.NATS_URL!);
+    const { jsm } = bus;
     for (const format of o.formats) {
       const pool: Pool = buildPool(20_000, format === 'mixed' ? {} : { formatWeights: onlyFormat(format) });
       const measure = async (baseUrl: string, pid: number, keys: Record<string, string>) => {
         const spec = (ms: number) => ({ baseUrl, pool: pool.requests, keys, concurrency: o.concurrency, durationMs: ms, roundBase: nextRounds() });
         await loadInWorker(spec(o.warmupSeconds * 1000));
-        await bus.jsm.streams.purge('INGEST');
+        await jsm.streams.purge('INGEST');
         const cpu0 = processCpuSeconds(pid);
         const res = await loadInWorker(spec(o.seconds * 1000));
         const f = figures(res, processCpuSeconds(pid) - cpu0);
-        await bus.jsm.streams.purge('INGEST');
+        await jsm.streams.purge('INGEST');
         return f;
       };
       const row: EdgeAloneRow = { format, edge: await measure(edge.ingestUrl!, edge.proc.pid!, o.keys) };
@@ -111,7 +114,7 @@ export async function measureEdgeAlone(o: EdgeAloneOptions): Promise<EdgeAloneRo
       rows.push(row);
     }
   } finally {
-    await bus.close();
+    await bus?.close();
     await edge.stop();
     await parse?.stop();
   }

@@ -12,7 +12,7 @@ async function run(roles: RoleName[]): Promise<void> {
   const log = createLogger(config.logLevel);
   if (roles.length === 1 && !config.nats.url) {
     throw new UsageError(
-      `running the ${roles[0]} role alone needs NATS_URL (and normally CLICKHOUSE_URL): the roles of one deployment share one NATS. ` +
+      `running the ${roles[0]} role alone needs NATS_URL${roles[0] === 'ingest' ? '' : ' (and normally CLICKHOUSE_URL)'}: the roles of one deployment share one NATS. ` +
         'Use `tracehouse start` to run every role in one process on the embedded default.',
     );
   }
