@@ -64,6 +64,8 @@ function busBatches(events: Record<string, unknown>[], perBatch = 500): Array<{ 
   return out;
 }
 
+const fmtBacklogs = (b: Backlogs) => `INGEST ${b.ingest}, ANALYZE ${b.analyze}, merges ${b.merges}`;
+
 async function run(o: BenchOptions): Promise<BenchResult> {
   const started = Date.now();
   const phases: Record<string, number> = {};
@@ -130,7 +132,14 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   try {
     if (!o.skip.has('edge')) partial.edge = await measureEdge(sys, o, parseCeilings, log);
     lap('edge');
-    if (!o.skip.has('e2e')) partial.e2e = await measureE2e(sys, o, mixed, log);
+    if (!o.skip.has('e2e')) {
+      // the ramp starts from an idle system, not during the catching-up after the edge phase's
+      // overload (its stored events' analyses and merges), as the freshness and query phases do
+      const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: 60_000 });
+      log(`e2e: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmtBacklogs(idle.before)})`);
+      if (!idle.idle) notes.push(`end-to-end phase started before the system was idle (after ${idle.waited_ms} ms: ${fmtBacklogs(idle.after)})`);
+      partial.e2e = { ...(await measureE2e(sys, o, mixed, log)), start_idle: idle };
+    }
     lap('e2e');
     if (!o.skip.has('freshness')) {
       const max = partial.e2e?.max_sustained_events_per_s;
@@ -139,9 +148,8 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       // freshness at a rate the system sustains, not the catching-up after the overloaded last step:
       // the phase starts once the stores, analyses and merges that step left are done (or after 60 s)
       const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: 60_000 });
-      const fmt = (b: Backlogs) => `INGEST ${b.ingest}, ANALYZE ${b.analyze}, merges ${b.merges}`;
-      log(`freshness: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmt(idle.before)})`);
-      if (!idle.idle) notes.push(`freshness phase started before the system was idle (after ${idle.waited_ms} ms: ${fmt(idle.after)})`);
+      log(`freshness: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmtBacklogs(idle.before)})`);
+      if (!idle.idle) notes.push(`freshness phase started before the system was idle (after ${idle.waited_ms} ms: ${fmtBacklogs(idle.after)})`);
       partial.freshness = { ...(await measureFreshness(sys, o, mixed, rate)), start_idle: idle };
       const f = partial.freshness;
       log(`freshness: ${f.missing ?? `p50 ${f.latency?.p50_ms} ms, p99 ${f.latency?.p99_ms} ms${f.stored_latency ? ` (accepted → stored p50 ${f.stored_latency.p50_ms} / p99 ${f.stored_latency.p99_ms} ms, stored → visible ${f.stored_to_visible?.p50_ms} / ${f.stored_to_visible?.p99_ms} ms)` : ''}`}`);
@@ -156,9 +164,8 @@ async function run(o: BenchOptions): Promise<BenchResult> {
         // time the API, not background work: earlier phases leave INGEST/ANALYZE backlogs and the
         // bulk load leaves merges running
         const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: o.quick && o.events <= 1_000_000 ? 90_000 : 600_000 });
-        const fmt = (b: Backlogs) => `INGEST ${b.ingest}, ANALYZE ${b.analyze}, merges ${b.merges}`;
-        log(`query: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmt(idle.before)}; now: ${fmt(idle.after)})`);
-        if (!idle.idle) notes.push(`query phase started before the system was idle (after ${idle.waited_ms} ms: ${fmt(idle.after)})`);
+        log(`query: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmtBacklogs(idle.before)}; now: ${fmtBacklogs(idle.after)})`);
+        if (!idle.idle) notes.push(`query phase started before the system was idle (after ${idle.waited_ms} ms: ${fmtBacklogs(idle.after)})`);
         partial.query = await measureQueries(sys, o, opts, result.generated_conversations ?? result.conversations, log);
         partial.query_idle = { ...idle, end: await sys.backlogs() };
         queryPaths = partial.query.filter((q) => q.api).map((q) => q.path);

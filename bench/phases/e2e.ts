@@ -28,6 +28,8 @@ export interface Step {
 
 export interface E2eResult {
   missing?: string;
+  /** The wait for an idle system before the first step (what the edge phase left: stores, analyses, merges). */
+  start_idle?: IdleWait;
   steps: Step[];
   max_sustained_events_per_s: number;
 }

@@ -1,5 +1,10 @@
 import { formatTable, fmtNum } from './compare.js';
 import type { BenchResult } from './summary.js';
+import type { IdleWait } from '../lib/idle.js';
+
+/** Whether a phase started on an idle system, after how long, and what was left before it. */
+const idleText = (w: IdleWait) =>
+  `${w.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(w.waited_ms)} ms; before: INGEST ${w.before.ingest}, ANALYZE ${w.before.analyze}, merges ${w.before.merges})`;
 
 const na = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? 'n/a' : fmtNum(v));
 
@@ -35,15 +40,13 @@ export function formatReport(r: BenchResult): string {
   }
   out.push('\nEND TO END (offered rate stepped; sustained = backlog bounded)');
   if (r.e2e?.missing) out.push(`  ${r.e2e.missing}`);
+  if (r.e2e?.start_idle) out.push(`  started ${idleText(r.e2e.start_idle)}`);
   if (r.e2e?.steps.length) {
     out.push(formatTable(['offered ev/s', 'accepted ev/s', 'backlog max', 'drain ms', 'non-2xx', 'CPU-s/M ev', 'bus CPU-s/M', 'sustained'], r.e2e.steps.map((s) => [s.offered_events_per_s, s.accepted_events_per_s, s.backlog_max, s.drain_ms, s.non_2xx_share, s.cpu_s_per_million ?? null, s.bus_cpu_s_per_million ?? null, s.bounded ? 'yes' : 'NO'])));
   }
   const f = r.freshness;
   out.push(`\nFRESHNESS accepted → visible in the data API: ${f?.missing ?? (f?.latency ? `p50 ${na(f.latency.p50_ms)} ms, p99 ${na(f.latency.p99_ms)} ms over ${f.markers} markers (${f.timeouts} timeouts) at ${fmtNum(f.rate_events_per_s)} ev/s` : 'n/a')}`);
-  if (f?.start_idle) {
-    const b = (x: { ingest: number; analyze: number; merges: number }) => `INGEST ${x.ingest}, ANALYZE ${x.analyze}, merges ${x.merges}`;
-    out.push(`  started ${f.start_idle.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(f.start_idle.waited_ms)} ms; before: ${b(f.start_idle.before)})`);
-  }
+  if (f?.start_idle) out.push(`  started ${idleText(f.start_idle)}`);
   if (f?.read_latency) out.push(`  a context read meanwhile (${fmtNum(f.read_latency.count)} polls): p50 ${na(f.read_latency.p50_ms)} ms, p99 ${na(f.read_latency.p99_ms)} ms`);
   if (r.dataset) out.push(`\nQUERY dataset: ${fmtNum(r.dataset.events)} events (${fmtNum(r.dataset.rows)} rows, ${fmtNum(r.dataset.conversations)} conversations) in the tables after ${r.dataset.load_seconds} s of loading: ${fmtNum(r.dataset.ingested_events ?? 0)} ingested by earlier phases, ${fmtNum(r.dataset.generated_events ?? 0)} generated and bulk-inserted in ${r.dataset.generated_seconds ?? 0} s${(r.dataset.copies ?? 1) > 1 ? `, all of it then copied ×${r.dataset.copies} in the engine` : ''}`);
   const qi = r.query_idle;

@@ -118,7 +118,7 @@ test('report and SVG render every section, n/a rows included', () => {
   assert.not.ok(svg.includes('NaN'));
 });
 
-test('report says whether the query and freshness phases started on an idle system', () => {
+test('report says whether the end-to-end, freshness and query phases started on an idle system', () => {
   const r = fixture();
   const idle = { ingest: 0, analyze: 0, merges: 0 };
   r.query_idle = { idle: true, waited_ms: 1200, polls: 5, before: { ingest: 40, analyze: 2, merges: 1 }, after: idle, end: idle };
@@ -130,6 +130,9 @@ test('report says whether the query and freshness phases started on an idle syst
   assert.ok(formatReport(r).includes('started on an idle system (waited 8,300 ms; before: INGEST 0, ANALYZE 412, merges 2)'));
   r.freshness.start_idle = { ...r.freshness.start_idle!, idle: false };
   assert.ok(formatReport(r).includes('started BEFORE the system was idle (waited 8,300 ms'));
+  // and the end-to-end phase of its first step
+  r.e2e = { ...r.e2e!, start_idle: { idle: true, waited_ms: 12_000, polls: 40, before: { ingest: 0, analyze: 1500, merges: 3 }, after: idle } };
+  assert.ok(formatReport(r).includes('started on an idle system (waited 12,000 ms; before: INGEST 0, ANALYZE 1500, merges 3)'));
 });
 
 test('options: defaults, quick, errors', () => {
