@@ -128,6 +128,13 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     machine: m, ceilings, drain, edge: [], query: [], notes, phase_seconds: phases,
   };
   let queryPaths: string[] = [];
+  /** Waits for an idle system before a phase; says how long it took, and notes it when it was not. */
+  const settle = async (phase: string, timeoutMs: number) => {
+    const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs });
+    log(`${phase}: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmtBacklogs(idle.before)}; now: ${fmtBacklogs(idle.after)})`);
+    if (!idle.idle) notes.push(`${phase} phase started before the system was idle (after ${idle.waited_ms} ms: ${fmtBacklogs(idle.after)})`);
+    return idle;
+  };
   lap('system_start');
   try {
     if (!o.skip.has('edge')) partial.edge = await measureEdge(sys, o, parseCeilings, log);
@@ -135,9 +142,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     if (!o.skip.has('e2e')) {
       // the ramp starts from an idle system, not during the catching-up after the edge phase's
       // overload (its stored events' analyses and merges), as the freshness and query phases do
-      const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: 60_000 });
-      log(`e2e: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmtBacklogs(idle.before)})`);
-      if (!idle.idle) notes.push(`end-to-end phase started before the system was idle (after ${idle.waited_ms} ms: ${fmtBacklogs(idle.after)})`);
+      const idle = await settle('end-to-end', 60_000);
       partial.e2e = { ...(await measureE2e(sys, o, mixed, log)), start_idle: idle };
     }
     lap('e2e');
@@ -147,9 +152,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       if (!max || !Number.isFinite(max)) notes.push('freshness measured at 2,000 events/s: no sustained end-to-end rate was found');
       // freshness at a rate the system sustains, not the catching-up after the overloaded last step:
       // the phase starts once the stores, analyses and merges that step left are done (or after 60 s)
-      const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: 60_000 });
-      log(`freshness: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmtBacklogs(idle.before)})`);
-      if (!idle.idle) notes.push(`freshness phase started before the system was idle (after ${idle.waited_ms} ms: ${fmtBacklogs(idle.after)})`);
+      const idle = await settle('freshness', 60_000);
       partial.freshness = { ...(await measureFreshness(sys, o, mixed, rate)), start_idle: idle };
       const f = partial.freshness;
       log(`freshness: ${f.missing ?? `p50 ${f.latency?.p50_ms} ms, p99 ${f.latency?.p99_ms} ms${f.stored_latency ? ` (accepted → stored p50 ${f.stored_latency.p50_ms} / p99 ${f.stored_latency.p99_ms} ms, stored → visible ${f.stored_to_visible?.p50_ms} / ${f.stored_to_visible?.p99_ms} ms)` : ''}`}`);
@@ -163,9 +166,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
       if (!o.skip.has('query')) {
         // time the API, not background work: earlier phases leave INGEST/ANALYZE backlogs and the
         // bulk load leaves merges running
-        const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: o.quick && o.events <= 1_000_000 ? 90_000 : 600_000 });
-        log(`query: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmtBacklogs(idle.before)}; now: ${fmtBacklogs(idle.after)})`);
-        if (!idle.idle) notes.push(`query phase started before the system was idle (after ${idle.waited_ms} ms: ${fmtBacklogs(idle.after)})`);
+        const idle = await settle('query', o.quick && o.events <= 1_000_000 ? 90_000 : 600_000);
         partial.query = await measureQueries(sys, o, opts, result.generated_conversations ?? result.conversations, log);
         partial.query_idle = { ...idle, end: await sys.backlogs() };
         queryPaths = partial.query.filter((q) => q.api).map((q) => q.path);
