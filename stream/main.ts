@@ -99,6 +99,8 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       // enough for a batch being inserted plus a full one filling behind it (an insert under ~10k rows
       // costs up to 3× per row: fixed cost per part), bounded so that one replica never hoards the backlog
       maxInFlight: Math.max(2_000, Math.min(10_000, capacity * 4)),
+      // fetch again once half the decoder's queue is free: the other half keeps it busy meanwhile
+      refetchRoom: Math.ceil(capacity / 2),
       // held messages say they are in progress three times per ack wait (docs/stream.md "Recovery")
       heartbeatMs: Math.max(200, Math.floor(cfg.ackWaitMs / 3)),
       metrics,

@@ -34,6 +34,13 @@ export interface ConsumerOptions {
   maxInFlight: number;
   /** Largest single fetch. */
   maxFetch?: number;
+  /**
+   * Room at which finished work (a decode, an ack) wakes a pull loop waiting for room (default 1;
+   * at most half of `maxInFlight`): the next fetch then asks for at least this many messages. A
+   * fetch per decoded message is a round trip to the server per message; waking only on acks
+   * (after an insert) or on the loop's poll left the decoder idle between fetches.
+   */
+  refetchRoom?: number;
   /** Period of the progress heartbeats of held messages: a third of the consumer's ack wait. */
   heartbeatMs: number;
   metrics: StreamMetrics;
@@ -72,11 +79,17 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
   const held = new Set<JsMsg>();
   const heartbeat = startHeartbeats(() => held, opts.heartbeatMs, log, 'held messages');
 
+  const room = () => Math.min(opts.maxInFlight - inFlight, opts.decoder.room(), opts.maxFetch ?? 1000);
+  const refetchRoom = Math.max(1, Math.min(opts.refetchRoom ?? 1, Math.ceil(opts.maxInFlight / 2)));
+  const wakeOnRoom = () => {
+    if (room() >= refetchRoom) signal.wake();
+  };
+
   const finishOf = (m: JsMsg) => () => {
     held.delete(m);
     inFlight--;
     metrics.inFlight.set(labels, inFlight);
-    signal.wake();
+    wakeOnRoom();
   };
 
   const toDlq = async (m: JsMsg, reason: DlqReason, error: string) => {
@@ -155,6 +168,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
     }
     opts.decoder.decode(m.data).then(
       async (res) => {
+        wakeOnRoom();
         if (res.kind === 'poison') {
           await toDlq(m, 'poison', res.reason);
           finish();
@@ -163,6 +177,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
         toSink(m, id, res, finish);
       },
       (err) => {
+        wakeOnRoom();
         // the worker itself failed (crash, pool closed): transient, try again later
         log.warn({ err }, 'decode task failed: message will be redelivered');
         lastError.set(id, String((err as Error)?.message ?? err));
@@ -177,7 +192,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
     if (!consumer) return;
     await pullLoop({
       consumer,
-      room: () => Math.min(opts.maxInFlight - inFlight, opts.decoder.room(), opts.maxFetch ?? 1000),
+      room,
       signal,
       onMessage: handle,
       stopped: () => stopping,
