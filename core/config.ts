@@ -59,6 +59,8 @@ export interface Config {
     readonly maxBatchRows: number;
     readonly maxBatchBytes: number;
     readonly flushIntervalMs: number;
+    /** The buffer is cut once no message arrived for this long (0: never), whatever its age. */
+    readonly quietMs: number;
     /** Deliveries before a message goes to the dead-letter stream. */
     readonly maxDeliver: number;
     readonly workerThreads: number;
@@ -123,6 +125,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'SINK_MAX_BATCH_ROWS', default: '50000', description: 'Insert a table batch at this many rows' },
   { name: 'SINK_MAX_BATCH_BYTES', default: '16777216', description: 'Insert a table batch at this many bytes' },
   { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },
+  { name: 'SINK_QUIET_MS', default: '50', description: 'Insert a table batch once no message arrived for this long (or 4 usual gaps, if longer), whatever its age (0: off)' },
   { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered' },
   { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads decoding INGEST messages in the stream role (analysis batches run on one thread of their own)' },
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
@@ -228,6 +231,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       maxBatchRows: int('SINK_MAX_BATCH_ROWS', 50_000, 1, 10_000_000),
       maxBatchBytes: int('SINK_MAX_BATCH_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       flushIntervalMs: int('SINK_FLUSH_INTERVAL_MS', 250, 1, 600_000),
+      quietMs: int('SINK_QUIET_MS', 50, 0, 600_000),
       maxDeliver: int('STREAM_MAX_DELIVER', 5, 1, 1000),
       workerThreads: int('STREAM_WORKER_THREADS', 1, 1, 64),
       ackWaitMs: int('STREAM_ACK_WAIT_MS', 3000, 1000, 3_600_000),

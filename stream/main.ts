@@ -79,6 +79,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     maxBatchRows: cfg.maxBatchRows,
     maxBatchBytes: cfg.maxBatchBytes,
     flushIntervalMs: cfg.flushIntervalMs,
+    quietMs: cfg.quietMs,
     retryDeadlineMs: opts.retryDeadlineMs ?? 60_000,
     beforeAck: async (entries) => {
       const keys = entries.flatMap((e) => e.conversations);

@@ -79,6 +79,13 @@ export interface SinkOptions {
   maxBatchRows: number;
   maxBatchBytes: number;
   flushIntervalMs: number;
+  /**
+   * Cut the buffer once nothing was added for this long — or for `QUIET_GAPS` times the usual gap
+   * between entries, when that is longer (0 or absent: only by age and size).
+   */
+  quietMs?: number;
+  /** Milliseconds of a monotonic clock (tests pass a fake one). Default: performance.now. */
+  now?: () => number;
   /** Total time transient insert errors are retried before the batch is handed back. */
   retryDeadlineMs: number;
   /** Called with the batch after its inserts and before its entries complete (analyze jobs). */
@@ -109,6 +116,20 @@ export function cutAfterMs(startedDuringInsert: boolean, flushIntervalMs: number
   return startedDuringInsert ? 2 * flushIntervalMs : flushIntervalMs;
 }
 
+/** "Quiet" is this many usual gaps between entries without one (and at least `quietMs`). */
+export const QUIET_GAPS = 4;
+/** Weight of the newest gap in the moving average. */
+const GAP_WEIGHT = 0.2;
+
+/**
+ * How long without a new entry means the input stopped: `quietMs`, or `QUIET_GAPS` usual gaps
+ * when entries come further apart (a gap between two requests of a light load is not the end of
+ * it). Before any gap is known, the input's pace is unknown: only age and size cut.
+ */
+export function quietAfterMs(quietMs: number, gapMs: number | undefined): number {
+  return gapMs === undefined ? Infinity : Math.max(quietMs, QUIET_GAPS * gapMs);
+}
+
 const realSchedule = (fn: () => void, ms: number) => {
   const t = setTimeout(fn, ms);
   return { cancel: () => clearTimeout(t) };
@@ -120,6 +141,11 @@ export function createSink(opts: SinkOptions): Sink {
   let bytes = 0;
   const schedule = opts.schedule ?? realSchedule;
   let timer: { cancel(): void } | undefined;
+  let quietTimer: { cancel(): void } | undefined;
+  const now = opts.now ?? (() => performance.now());
+  let lastAddMs: number | undefined;
+  /** Moving average of the gaps between entries (each gap capped at the longest cut age). */
+  let gapMs: number | undefined;
   let chain: Promise<void> = Promise.resolve();
   let pending = 0;
   /** Flushes queued or running. */
@@ -131,6 +157,8 @@ export function createSink(opts: SinkOptions): Sink {
   const cut = () => {
     timer?.cancel();
     timer = undefined;
+    quietTimer?.cancel();
+    quietTimer = undefined;
     due = false;
     const batch = buffer;
     buffer = [];
@@ -161,15 +189,42 @@ export function createSink(opts: SinkOptions): Sink {
     if (flushing > 0) due = true;
     else void cut();
   };
+  /**
+   * Input stopped (the end of a burst, a lone request): nothing more will join the buffer soon, so
+   * waiting for its age only delays what is there. Under steady load messages keep arriving and
+   * this never fires.
+   */
+  const onQuiet = () => {
+    quietTimer = undefined;
+    if (buffer.length === 0) return;
+    if (flushing > 0) due = true;
+    else void cut();
+  };
 
   return {
     add(entry) {
+      if (opts.quietMs) {
+        const t = now();
+        if (lastAddMs !== undefined) {
+          const gap = Math.min(t - lastAddMs, cutAfterMs(true, opts.flushIntervalMs));
+          gapMs = gapMs === undefined ? gap : gapMs + GAP_WEIGHT * (gap - gapMs);
+        }
+        lastAddMs = t;
+      }
       buffer.push(entry);
       pending++;
       rows += entry.rowCount;
       bytes += entry.bytes;
       if (rows >= opts.maxBatchRows || bytes >= opts.maxBatchBytes) void cut();
-      else if (!timer && !due) timer = schedule(onTimer, cutAfterMs(flushing > 0, opts.flushIntervalMs));
+      else {
+        if (!timer && !due) timer = schedule(onTimer, cutAfterMs(flushing > 0, opts.flushIntervalMs));
+        if (opts.quietMs) {
+          quietTimer?.cancel();
+          quietTimer = undefined;
+          const quiet = quietAfterMs(opts.quietMs, gapMs);
+          if (quiet < cutAfterMs(true, opts.flushIntervalMs)) quietTimer = schedule(onQuiet, quiet);
+        }
+      }
     },
     get pending() {
       return pending;

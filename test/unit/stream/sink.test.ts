@@ -1,61 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { blockRows, createSink, dedupToken, type InsertFn, type SinkEntry } from '../../../stream/sink.js';
-import { decodeTable, encodeTables, type TableRows } from '../../../stream/rows.js';
+import { blockRows, dedupToken, QUIET_GAPS, quietAfterMs, type InsertFn } from '../../../stream/sink.js';
+import { entry, fakeSchedule, fakeStore, gatedInsert, settle, sinkOf, transientErr } from './sink-fakes.js';
+import { decodeTable, encodeTables } from '../../../stream/rows.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../../stream/sink-units.js';
-import { streamMetrics } from '../../../stream/metrics.js';
-import { createMetrics } from '../../../core/metrics.js';
-import { createLogger } from '../../../core/log.js';
 import { effectClass } from '../../../stream/effect-class.js';
 import { decodeMessage, splitMessage } from '../../../stream/batch.js';
 import { MAX_INPUT_CHARS } from '../../../stream/analyses/snapshot.js';
-
-const log = createLogger('silent');
-const metrics = () => streamMetrics(createMetrics());
-const transientErr = () => Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
-const refusedErr = () => Object.assign(new Error('Cannot parse input'), { code: '27' });
-
-/** A message of `ids.length` events; each event has an events row and a messages row. */
-function entry(id: string, ids: string[], log2: string[], opts: { splittable?: boolean } = {}): SinkEntry {
-  const rowsOf = (e: string): TableRows => ({ events: [{ event_id: e }], messages: [{ event_id: e, message_id: `m-${e}` }] });
-  const all: TableRows = { events: ids.map((e) => rowsOf(e).events![0]!), messages: ids.map((e) => rowsOf(e).messages![0]!) };
-  return {
-    id,
-    rows: ids.length ? encodeTables(all).tables : {},
-    rowCount: ids.length * 2,
-    bytes: ids.length * 20,
-    receivedAtMs: Date.now(),
-    conversations: [],
-    split: () =>
-      opts.splittable === false
-        ? undefined
-        : { tenant: 't', source: 'ingest', requestId: 'r', events: ids.map((e, index) => ({ index, eventId: e, rows: encodeTables(rowsOf(e)).tables, json: JSON.stringify({ event_id: e }) })) },
-    done: async (refused) => {
-      log2.push(`ack ${id}${refused.length ? ` refused ${refused.map((r) => r.eventId).join(',')}` : ''}`);
-      return true;
-    },
-    retry: () => void log2.push(`nak ${id}`),
-    reject: async () => void log2.push(`dlq ${id}`),
-    working: () => {},
-  };
-}
-
-/** An insert that records every row it stores, refuses rows whose event id starts with `bad`, fails while `down()`. */
-function fakeStore(down: () => boolean = () => false, badTable?: string) {
-  const stored: Array<{ table: string; id: string }> = [];
-  const calls: Array<{ table: string; n: number; token: unknown }> = [];
-  const insert: InsertFn = async (table, block, s) => {
-    const rows = blockRows(block);
-    calls.push({ table, n: rows.length, token: s?.insert_deduplication_token });
-    if (down()) throw transientErr();
-    if ((!badTable || badTable === table) && rows.some((r) => String((r as { event_id: string }).event_id).startsWith('bad'))) throw refusedErr();
-    for (const r of rows) stored.push({ table, id: String((r as { event_id: string }).event_id) });
-  };
-  return { insert, stored, calls };
-}
-
-const sinkOf = (insert: InsertFn, over: Partial<Parameters<typeof createSink>[0]> = {}) =>
-  createSink({ insert, maxBatchRows: 1000, maxBatchBytes: 1e9, flushIntervalMs: 10_000, retryDeadlineMs: 300, metrics: metrics(), log, ...over });
 
 test('flushes by rows with one insert per table and a token from the sorted message ids; acks after insert', async () => {
   const store = fakeStore();
@@ -187,41 +138,6 @@ test('group commit: while an insert runs the buffer keeps filling, and is insert
   assert.equal(events, ['ack a', 'ack b', 'ack c']);
 });
 
-/** A clock the test advances by hand: the sink's scheduled cuts, with the delay each asked for. */
-function fakeSchedule() {
-  const timers: Array<{ fn: () => void; ms: number; cancelled: boolean }> = [];
-  return {
-    timers,
-    schedule: (fn: () => void, ms: number) => {
-      const t = { fn, ms, cancelled: false };
-      timers.push(t);
-      return { cancel: () => void (t.cancelled = true) };
-    },
-    /** Fires the latest live timer; returns its delay. */
-    fire(): number {
-      const t = [...timers].reverse().find((x) => !x.cancelled)!;
-      t.cancelled = true;
-      t.fn();
-      return t.ms;
-    },
-    live: () => timers.filter((t) => !t.cancelled).map((t) => t.ms),
-  };
-}
-
-/** An insert of `events` rows that blocks its first call until `release()`. */
-function gatedInsert() {
-  const calls: string[][] = [];
-  let release!: () => void;
-  const blocked = new Promise<void>((r) => (release = r));
-  const insert: InsertFn = async (table, block) => {
-    if (table !== 'events') return;
-    calls.push(blockRows(block).map((r) => String(r.event_id)));
-    if (calls.length === 1) await blocked;
-  };
-  return { insert, calls, release: () => release() };
-}
-const settle = () => new Promise((r) => setImmediate(r));
-
 test('cut by time: a lone entry while no insert runs is cut at the flush interval', async () => {
   const clock = fakeSchedule();
   const store = fakeStore();
@@ -284,6 +200,69 @@ test('cut by time: a buffer whose time is up while an insert runs is cut when it
   assert.equal(g.calls, [['a1', 'a2', 'a3'], ['b1'], ['c1', 'd1', 'd2']]);
   assert.equal(events, ['ack a', 'ack b', 'ack c', 'ack d']);
   await sink.close();
+});
+
+test('cut when the input stops: once no entry came for QUIET_GAPS usual gaps (≥ quietMs), well before the buffer\'s age', async () => {
+  const clock = fakeSchedule();
+  const store = fakeStore();
+  const events: string[] = [];
+  let now = 0;
+  const sink = sinkOf(store.insert, { flushIntervalMs: 250, quietMs: 50, now: () => now, schedule: clock.schedule });
+  sink.add(entry('a', ['a1'], events));
+  assert.equal(clock.live(), [250], 'the pace is unknown after one entry: only the age cuts');
+  for (const id of ['b', 'c', 'd']) {
+    now += 10;
+    sink.add(entry(id, [`${id}1`], events));
+  }
+  assert.equal(clock.live(), [250, 50], 'entries 10 ms apart: quiet after max(50, 4 × 10) ms');
+  clock.fireAfter(50);
+  await sink.flush();
+  assert.equal(events, ['ack a', 'ack b', 'ack c', 'ack d']);
+  assert.equal(store.calls.filter((c) => c.table === 'events').map((c) => c.n), [4], 'one insert of the whole burst');
+  assert.equal(clock.live(), [], 'the cut cancelled both timers');
+  await sink.close();
+});
+
+test('a light load\'s gaps are not the end of it: entries 200 ms apart are cut by age, as without the quiet rule', async () => {
+  const clock = fakeSchedule();
+  const store = fakeStore();
+  const events: string[] = [];
+  let now = 0;
+  const sink = sinkOf(store.insert, { flushIntervalMs: 250, quietMs: 50, now: () => now, schedule: clock.schedule });
+  sink.add(entry('a', ['a1'], events));
+  now += 200;
+  sink.add(entry('b', ['b1'], events));
+  assert.equal(clock.live(), [250], 'quiet would be 4 × 200 ms, longer than any age cut: not scheduled');
+  clock.fireAfter(250);
+  await sink.flush();
+  assert.equal(events, ['ack a', 'ack b']);
+});
+
+test('quiet while an insert runs: the buffer is cut as soon as that insert ends, not at twice the interval', async () => {
+  const clock = fakeSchedule();
+  const g = gatedInsert();
+  const events: string[] = [];
+  let now = 0;
+  const sink = sinkOf(g.insert, { flushIntervalMs: 250, maxBatchRows: 6, quietMs: 50, now: () => now, schedule: clock.schedule });
+  sink.add(entry('a', ['a1', 'a2', 'a3'], events)); // the row limit: cut now, its insert blocks
+  await settle();
+  now += 5;
+  sink.add(entry('b', ['b1'], events));
+  assert.equal(clock.live(), [500, 50]);
+  clock.fireAfter(50);
+  g.release();
+  await settle();
+  await settle();
+  await settle();
+  assert.equal(g.calls, [['a1', 'a2', 'a3'], ['b1']], 'cut when the running insert ended');
+  assert.equal(events, ['ack a', 'ack b']);
+  await sink.close();
+});
+
+test('quietAfterMs: unknown pace never; otherwise the longer of quietMs and QUIET_GAPS gaps', () => {
+  assert.is(quietAfterMs(50, undefined), Infinity);
+  assert.is(quietAfterMs(50, 2), 50);
+  assert.is(quietAfterMs(50, 30), 30 * QUIET_GAPS);
 });
 
 test('effect classes by tool name and shell command', () => {
