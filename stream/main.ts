@@ -38,6 +38,12 @@ export interface StreamOptions {
 
 /** Tasks queued in the pool beyond its threads; pulls stop when the queue is full. */
 const QUEUE_PER_THREAD = 64;
+/**
+ * Tasks handed to a decode thread at once. With one, each next task waits for the main thread to
+ * take the last one's result and dispatch again: when the main thread is busy (the edge, the
+ * analysis loads) the decode thread sat idle while its queue waited (docs/stream.md "Consumers").
+ */
+const TASKS_PER_THREAD = 16;
 
 /** Starts the stream role: consumers of INGEST and ANALYZE, the sink, scheduled jobs. */
 export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promise<RoleHandle & { resume(): void }> {
@@ -50,6 +56,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     minThreads: 1,
     maxThreads: threads,
     maxQueue: threads * QUEUE_PER_THREAD,
+    concurrentTasksPerWorker: TASKS_PER_THREAD,
     idleTimeout: 60_000,
   });
   // analysis batches run on a thread of their own: a batch's analyzers take up to seconds of CPU,
@@ -61,7 +68,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     maxThreads: 1,
     idleTimeout: 60_000,
   });
-  const capacity = threads + threads * QUEUE_PER_THREAD;
+  const capacity = threads * (TASKS_PER_THREAD + QUEUE_PER_THREAD);
   let tasks = 0;
   const poolDecoder: Decoder = {
     decode(data) {
