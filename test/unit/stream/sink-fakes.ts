@@ -5,10 +5,10 @@ import { streamMetrics } from '../../../stream/metrics.js';
 import { createMetrics } from '../../../core/metrics.js';
 import { createLogger } from '../../../core/log.js';
 
-export const log = createLogger('silent');
-export const metrics = () => streamMetrics(createMetrics());
+const log = createLogger('silent');
+const metrics = () => streamMetrics(createMetrics());
 export const transientErr = () => Object.assign(new Error('down'), { code: 'ECONNREFUSED' });
-export const refusedErr = () => Object.assign(new Error('Cannot parse input'), { code: '27' });
+const refusedErr = () => Object.assign(new Error('Cannot parse input'), { code: '27' });
 
 /** A message of `ids.length` events; each event has an events row and a messages row. */
 export function entry(id: string, ids: string[], log2: string[], opts: { splittable?: boolean } = {}): SinkEntry {
