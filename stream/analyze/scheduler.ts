@@ -83,6 +83,12 @@ export function startScheduler(opts: SchedulerOptions): { stop(): Promise<void>;
       );
       if (out.ran) opts.metrics.leaseRuns.inc({ ...labels, outcome: 'ok' });
     } catch (err) {
+      if (stopping.signal.aborted) {
+        // the role is stopping: the job was told to give up, it did not fail (its next run resumes it)
+        opts.metrics.leaseRuns.inc({ ...labels, outcome: 'stopped' });
+        opts.ctx.log.info({ job: job.name, tenant }, 'leased job stopped: the role is stopping');
+        return;
+      }
       opts.metrics.leaseRuns.inc({ ...labels, outcome: 'error' });
       opts.ctx.log.warn({ err, job: job.name, tenant }, 'leased job failed');
     }
