@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { findBinary, freePort } from '../../core/nats.js';
+import { connectBus, declareTopology, findBinary, freePort, type Bus } from '../../core/nats.js';
 import { tempDir } from './tmp.js';
 
 export interface TestNats {
@@ -120,6 +120,21 @@ export async function startNatsCluster(size = 3): Promise<TestNatsCluster> {
     nodes,
     async stop() {
       await Promise.all(nodes.map((n) => n.stop()));
+    },
+  };
+}
+
+/** A suite's nats-server with the project's topology declared and one connection to it. */
+export async function startBusWithTopology(): Promise<{ nats: TestNats; bus: Bus; stop(): Promise<void> }> {
+  const nats = await startNats();
+  const bus = await connectBus(nats.url);
+  await declareTopology(bus, { replicas: 1, maxDeliver: 5, ackWaitMs: 30_000 });
+  return {
+    nats,
+    bus,
+    async stop() {
+      await bus.close();
+      await nats.stop();
     },
   };
 }

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Consumer, JetStreamClient } from '@nats-io/jetstream';
-import { connectBus, declareTopology, type Bus } from '../../../core/nats.js';
+import type { Bus } from '../../../core/nats.js';
 import { createLogger } from '../../../core/log.js';
 import { createMetrics } from '../../../core/metrics.js';
 import { ingestSubject } from '../../../schemas/subjects.js';
@@ -14,19 +14,17 @@ import { CONSUMERS } from '../../../schemas/subjects.js';
 import { streamMetrics } from '../../../stream/metrics.js';
 import { startStoreConsumer, type Decoder } from '../../../stream/store-consumer.js';
 import type { Sink } from '../../../stream/sink.js';
-import { startNats, type TestNats } from '../../helpers/nats.js';
+import { startBusWithTopology } from '../../helpers/nats.js';
 import { eventually } from '../../helpers/system.js';
 
-let nats: TestNats;
+let suite: Awaited<ReturnType<typeof startBusWithTopology>>;
 let bus: Bus;
 test.before(async () => {
-  nats = await startNats();
-  bus = await connectBus(nats.url);
-  await declareTopology(bus, { replicas: 1, maxDeliver: 5, ackWaitMs: 30_000 });
+  suite = await startBusWithTopology();
+  bus = suite.bus;
 });
 test.after(async () => {
-  await bus?.close();
-  await nats?.stop();
+  await suite?.stop();
 });
 
 /** The JetStream client with the store consumer's fetch sizes recorded. */

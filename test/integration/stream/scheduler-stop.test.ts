@@ -6,26 +6,24 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Writable } from 'node:stream';
-import { connectBus, declareTopology, type Bus } from '../../../core/nats.js';
+import type { Bus } from '../../../core/nats.js';
 import { createLogger } from '../../../core/log.js';
 import { createMetrics } from '../../../core/metrics.js';
 import type { Store } from '../../../core/clickhouse.js';
 import { KV_BUCKETS } from '../../../schemas/subjects.js';
 import { streamMetrics } from '../../../stream/metrics.js';
 import { startScheduler, type TenantJob } from '../../../stream/analyze/scheduler.js';
-import { startNats, type TestNats } from '../../helpers/nats.js';
+import { startBusWithTopology } from '../../helpers/nats.js';
 import { eventually } from '../../helpers/system.js';
 
-let nats: TestNats;
+let suite: Awaited<ReturnType<typeof startBusWithTopology>>;
 let bus: Bus;
 test.before(async () => {
-  nats = await startNats();
-  bus = await connectBus(nats.url);
-  await declareTopology(bus, { replicas: 1, maxDeliver: 5, ackWaitMs: 30_000 });
+  suite = await startBusWithTopology();
+  bus = suite.bus;
 });
 test.after(async () => {
-  await bus?.close();
-  await nats?.stop();
+  await suite?.stop();
 });
 
 test('a job running when the role stops is reported as stopped, not as failed', async () => {

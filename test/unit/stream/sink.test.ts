@@ -202,16 +202,22 @@ test('cut by time: a buffer whose time is up while an insert runs is cut when it
   await sink.close();
 });
 
-test('cut when the input stops: once no entry came for QUIET_GAPS usual gaps (≥ quietMs), well before the buffer\'s age', async () => {
+/** A sink with the quiet rule (50 ms, flush interval 250 ms) on a hand-driven clock and schedule. */
+function quietSink(insert: InsertFn, over: Parameters<typeof sinkOf>[1] = {}) {
   const clock = fakeSchedule();
+  let now = 0;
+  const sink = sinkOf(insert, { flushIntervalMs: 250, quietMs: 50, now: () => now, schedule: clock.schedule, ...over });
+  return { clock, sink, advance: (ms: number) => void (now += ms) };
+}
+
+test('cut when the input stops: once no entry came for QUIET_GAPS usual gaps (≥ quietMs), well before the buffer\'s age', async () => {
   const store = fakeStore();
   const events: string[] = [];
-  let now = 0;
-  const sink = sinkOf(store.insert, { flushIntervalMs: 250, quietMs: 50, now: () => now, schedule: clock.schedule });
+  const { clock, sink, advance } = quietSink(store.insert);
   sink.add(entry('a', ['a1'], events));
   assert.equal(clock.live(), [250], 'the pace is unknown after one entry: only the age cuts');
   for (const id of ['b', 'c', 'd']) {
-    now += 10;
+    advance(10);
     sink.add(entry(id, [`${id}1`], events));
   }
   assert.equal(clock.live(), [250, 50], 'entries 10 ms apart: quiet after max(50, 4 × 10) ms');
@@ -224,13 +230,11 @@ test('cut when the input stops: once no entry came for QUIET_GAPS usual gaps (�
 });
 
 test('a light load\'s gaps are not the end of it: entries 200 ms apart are cut by age, as without the quiet rule', async () => {
-  const clock = fakeSchedule();
   const store = fakeStore();
   const events: string[] = [];
-  let now = 0;
-  const sink = sinkOf(store.insert, { flushIntervalMs: 250, quietMs: 50, now: () => now, schedule: clock.schedule });
+  const { clock, sink, advance } = quietSink(store.insert);
   sink.add(entry('a', ['a1'], events));
-  now += 200;
+  advance(200);
   sink.add(entry('b', ['b1'], events));
   assert.equal(clock.live(), [250], 'quiet would be 4 × 200 ms, longer than any age cut: not scheduled');
   clock.fireAfter(250);
@@ -239,14 +243,12 @@ test('a light load\'s gaps are not the end of it: entries 200 ms apart are cut b
 });
 
 test('quiet while an insert runs: the buffer is cut as soon as that insert ends, not at twice the interval', async () => {
-  const clock = fakeSchedule();
   const g = gatedInsert();
   const events: string[] = [];
-  let now = 0;
-  const sink = sinkOf(g.insert, { flushIntervalMs: 250, maxBatchRows: 6, quietMs: 50, now: () => now, schedule: clock.schedule });
+  const { clock, sink, advance } = quietSink(g.insert, { maxBatchRows: 6 });
   sink.add(entry('a', ['a1', 'a2', 'a3'], events)); // the row limit: cut now, its insert blocks
   await settle();
-  now += 5;
+  advance(5);
   sink.add(entry('b', ['b1'], events));
   assert.equal(clock.live(), [500, 50]);
   clock.fireAfter(50);
