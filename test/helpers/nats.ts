@@ -124,17 +124,21 @@ export async function startNatsCluster(size = 3): Promise<TestNatsCluster> {
   };
 }
 
-/** A suite's nats-server with the project's topology declared and one connection to it. */
-export async function startBusWithTopology(): Promise<{ nats: TestNats; bus: Bus; stop(): Promise<void> }> {
-  const nats = await startNats();
-  const bus = await connectBus(nats.url);
-  await declareTopology(bus, { replicas: 1, maxDeliver: 5, ackWaitMs: 30_000 });
-  return {
-    nats,
-    bus,
-    async stop() {
-      await bus.close();
-      await nats.stop();
-    },
-  };
+/**
+ * A suite's nats-server with the project's topology declared and one connection to it, started
+ * and stopped by the suite's hooks; `bus()` inside its tests.
+ */
+export function useBusWithTopology(suite: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void }): { bus(): Bus } {
+  let nats: TestNats | undefined;
+  let bus: Bus | undefined;
+  suite.before(async () => {
+    nats = await startNats();
+    bus = await connectBus(nats.url);
+    await declareTopology(bus, { replicas: 1, maxDeliver: 5, ackWaitMs: 30_000 });
+  });
+  suite.after(async () => {
+    await bus?.close();
+    await nats?.stop();
+  });
+  return { bus: () => bus! };
 }

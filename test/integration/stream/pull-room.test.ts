@@ -6,7 +6,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Consumer, JetStreamClient } from '@nats-io/jetstream';
-import type { Bus } from '../../../core/nats.js';
 import { createLogger } from '../../../core/log.js';
 import { createMetrics } from '../../../core/metrics.js';
 import { ingestSubject } from '../../../schemas/subjects.js';
@@ -14,18 +13,10 @@ import { CONSUMERS } from '../../../schemas/subjects.js';
 import { streamMetrics } from '../../../stream/metrics.js';
 import { startStoreConsumer, type Decoder } from '../../../stream/store-consumer.js';
 import type { Sink } from '../../../stream/sink.js';
-import { startBusWithTopology } from '../../helpers/nats.js';
+import { useBusWithTopology } from '../../helpers/nats.js';
 import { eventually } from '../../helpers/system.js';
 
-let suite: Awaited<ReturnType<typeof startBusWithTopology>>;
-let bus: Bus;
-test.before(async () => {
-  suite = await startBusWithTopology();
-  bus = suite.bus;
-});
-test.after(async () => {
-  await suite?.stop();
-});
+const suite = useBusWithTopology(test);
 
 /** The JetStream client with the store consumer's fetch sizes recorded. */
 function recordingFetches(js: JetStreamClient, sizes: number[]): JetStreamClient {
@@ -50,6 +41,7 @@ function recordingFetches(js: JetStreamClient, sizes: number[]): JetStreamClient
 }
 
 test('a backlog is fetched in chunks of the free decoder room, each message decoded once and acked', async () => {
+  const bus = suite.bus();
   const total = 120;
   for (let i = 0; i < total; i++) await bus.js.publish(ingestSubject('default', 'sdk'), new TextEncoder().encode(`m${i}`), { msgID: `room-${i}` });
   // a decoder of 16 slots, each decode a few milliseconds; the sink completes at once

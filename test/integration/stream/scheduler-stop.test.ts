@@ -6,27 +6,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Writable } from 'node:stream';
-import type { Bus } from '../../../core/nats.js';
 import { createLogger } from '../../../core/log.js';
 import { createMetrics } from '../../../core/metrics.js';
 import type { Store } from '../../../core/clickhouse.js';
 import { KV_BUCKETS } from '../../../schemas/subjects.js';
 import { streamMetrics } from '../../../stream/metrics.js';
 import { startScheduler, type TenantJob } from '../../../stream/analyze/scheduler.js';
-import { startBusWithTopology } from '../../helpers/nats.js';
+import { useBusWithTopology } from '../../helpers/nats.js';
 import { eventually } from '../../helpers/system.js';
 
-let suite: Awaited<ReturnType<typeof startBusWithTopology>>;
-let bus: Bus;
-test.before(async () => {
-  suite = await startBusWithTopology();
-  bus = suite.bus;
-});
-test.after(async () => {
-  await suite?.stop();
-});
+const suite = useBusWithTopology(test);
 
 test('a job running when the role stops is reported as stopped, not as failed', async () => {
+  const bus = suite.bus();
   const lines: Array<{ level: number; msg: string }> = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
