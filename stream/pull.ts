@@ -47,8 +47,13 @@ export async function getConsumer(js: JetStreamClient, stream: string, durable: 
 
 export interface PullLoopOptions {
   consumer: Consumer;
-  /** Messages that may be fetched now; 0 waits for room. */
+  /** Messages that may be fetched now. */
   room(): number;
+  /**
+   * Fewest messages worth a fetch (default 1): with less room the loop waits for work to complete
+   * (a wake or the poll) instead of fetching a few messages per round trip.
+   */
+  minRoom?: number;
   signal: RoomSignal;
   onMessage(m: JsMsg): void;
   stopped(): boolean;
@@ -59,7 +64,7 @@ export interface PullLoopOptions {
 export async function pullLoop(opts: PullLoopOptions): Promise<void> {
   while (!opts.stopped()) {
     const room = opts.room();
-    if (room <= 0) {
+    if (room < Math.max(1, opts.minRoom ?? 1)) {
       await opts.signal.wait();
       continue;
     }

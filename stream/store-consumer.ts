@@ -35,8 +35,9 @@ export interface ConsumerOptions {
   /** Largest single fetch. */
   maxFetch?: number;
   /**
-   * Room at which finished work (a decode, an ack) wakes a pull loop waiting for room (default 1;
-   * at most half of `maxInFlight`): the next fetch then asks for at least this many messages. A
+   * Room at which finished work (a decode, an ack) wakes a pull loop waiting for room, and below
+   * which it does not fetch (default 1; at most half of `maxInFlight`): every fetch asks for at
+   * least this many messages. A
    * fetch per decoded message is a round trip to the server per message; waking only on acks
    * (after an insert) or on the loop's poll left the decoder idle between fetches.
    */
@@ -80,7 +81,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
   const heartbeat = startHeartbeats(() => held, opts.heartbeatMs, log, 'held messages');
 
   const room = () => Math.min(opts.maxInFlight - inFlight, opts.decoder.room(), opts.maxFetch ?? 1000);
-  const refetchRoom = Math.max(1, Math.min(opts.refetchRoom ?? 1, Math.ceil(opts.maxInFlight / 2)));
+  const refetchRoom = Math.max(1, Math.min(opts.refetchRoom ?? 1, Math.ceil(opts.maxInFlight / 2), opts.maxFetch ?? 1000));
   const wakeOnRoom = () => {
     if (room() >= refetchRoom) signal.wake();
   };
@@ -193,6 +194,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
     await pullLoop({
       consumer,
       room,
+      minRoom: refetchRoom,
       signal,
       onMessage: handle,
       stopped: () => stopping,
