@@ -23,7 +23,7 @@ import { loadConfig } from '../core/config.js';
 import { connect } from '@nats-io/transport-node';
 import { measureE2e, measureFreshness } from './phases/e2e.js';
 import { loadDataset, measureQueries } from './phases/query.js';
-import { waitForIdle, type Backlogs } from './lib/idle.js';
+import { formatBacklogs, waitForIdle } from './lib/idle.js';
 import { measureMemory } from './phases/memory.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
 import { buildSummary, checkGoals, type BenchResult, type Machine } from './report/summary.js';
@@ -63,8 +63,6 @@ function busBatches(events: Record<string, unknown>[], perBatch = 500): Array<{ 
   }
   return out;
 }
-
-const fmtBacklogs = (b: Backlogs) => `INGEST ${b.ingest}, ANALYZE ${b.analyze}, merges ${b.merges}`;
 
 async function run(o: BenchOptions): Promise<BenchResult> {
   const started = Date.now();
@@ -131,8 +129,8 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   /** Waits for an idle system before a phase; says how long it took, and notes it when it was not. */
   const settle = async (phase: string, timeoutMs: number) => {
     const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs });
-    log(`${phase}: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${fmtBacklogs(idle.before)}; now: ${fmtBacklogs(idle.after)})`);
-    if (!idle.idle) notes.push(`${phase} phase started before the system was idle (after ${idle.waited_ms} ms: ${fmtBacklogs(idle.after)})`);
+    log(`${phase}: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${formatBacklogs(idle.before)}; now: ${formatBacklogs(idle.after)})`);
+    if (!idle.idle) notes.push(`${phase} phase started before the system was idle (after ${idle.waited_ms} ms: ${formatBacklogs(idle.after)})`);
     return idle;
   };
   lap('system_start');

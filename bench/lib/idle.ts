@@ -29,6 +29,9 @@ export interface IdleOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** The backlogs as the bench's log and report print them. */
+export const formatBacklogs = (b: Backlogs) => `INGEST ${b.ingest}, ANALYZE ${b.analyze}, merges ${b.merges}`;
+
 export const isIdle = (b: Backlogs) => b.ingest === 0 && b.analyze === 0 && b.merges === 0;
 
 export async function waitForIdle(probe: () => Promise<Backlogs>, o: IdleOptions): Promise<IdleWait> {

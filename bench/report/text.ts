@@ -1,10 +1,10 @@
 import { formatTable, fmtNum } from './compare.js';
 import type { BenchResult } from './summary.js';
-import type { IdleWait } from '../lib/idle.js';
+import { formatBacklogs, type IdleWait } from '../lib/idle.js';
 
 /** Whether a phase started on an idle system, after how long, and what was left before it. */
 const idleText = (w: IdleWait) =>
-  `${w.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(w.waited_ms)} ms; before: INGEST ${w.before.ingest}, ANALYZE ${w.before.analyze}, merges ${w.before.merges})`;
+  `${w.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(w.waited_ms)} ms; before: ${formatBacklogs(w.before)})`;
 
 const na = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? 'n/a' : fmtNum(v));
 
@@ -51,8 +51,7 @@ export function formatReport(r: BenchResult): string {
   if (r.dataset) out.push(`\nQUERY dataset: ${fmtNum(r.dataset.events)} events (${fmtNum(r.dataset.rows)} rows, ${fmtNum(r.dataset.conversations)} conversations) in the tables after ${r.dataset.load_seconds} s of loading: ${fmtNum(r.dataset.ingested_events ?? 0)} ingested by earlier phases, ${fmtNum(r.dataset.generated_events ?? 0)} generated and bulk-inserted in ${r.dataset.generated_seconds ?? 0} s${(r.dataset.copies ?? 1) > 1 ? `, all of it then copied ×${r.dataset.copies} in the engine` : ''}`);
   const qi = r.query_idle;
   if (qi) {
-    const b = (x: { ingest: number; analyze: number; merges: number }) => `INGEST ${x.ingest}, ANALYZE ${x.analyze}, merges ${x.merges}`;
-    out.push(`QUERY started ${qi.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(qi.waited_ms)} ms; before: ${b(qi.before)}${qi.end ? `; at the end: ${b(qi.end)}` : ''})`);
+    out.push(`QUERY started ${qi.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(qi.waited_ms)} ms; before: ${formatBacklogs(qi.before)}${qi.end ? `; at the end: ${formatBacklogs(qi.end)}` : ''})`);
   }
   out.push(formatTable(['endpoint', 'p50 ms', 'p95 ms', 'p99 ms', 'bare p50', 'bare p99', 'p99 vs bare'], r.query.map((q) =>
     q.missing ? [q.name, q.missing, null, null, null, null, null] : [q.name, q.api!.p50_ms, q.api!.p95_ms, q.api!.p99_ms, q.bare?.p50_ms ?? null, q.bare?.p99_ms ?? null, q.api_vs_bare_p99 ?? null],
