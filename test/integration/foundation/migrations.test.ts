@@ -32,6 +32,42 @@ test('every migration is recorded once, and re-applying on a second start change
   for (const t of ['conversations', 'events', 'messages', 'schema_migrations', 'spans', 'tool_calls']) assert.ok(tables.some((r) => r.name === t), t);
 });
 
+test('attribute maps written before 0150 (LowCardinality keys) read the same after it, keyed by String', async () => {
+  // a database of its own on the same engine (one data directory per process)
+  const old = createStore(loadConfig({ DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'before_0150' }));
+  try {
+    await old.command('CREATE DATABASE IF NOT EXISTS {{db}}');
+    for (const m of loadMigrations().filter((m) => m.version < 150)) for (const s of m.statements) await old.command(clusterize(s, ''));
+    const attributes = { 'gen_ai.request.model': 'm-1', 'tool.input': '{"path":"a b"}', 'é': 'ü' };
+    const resource = { 'service.name': 'svc' };
+    const row = { tenant_id: 't', event_time: '2026-01-01T00:00:00Z', event_id: 'e1', receive_time: '2026-01-01T00:00:00Z', type: 'log', attributes, resource };
+    await old.insert('events', [row]);
+    await old.insert('spans', [{ tenant_id: 't', trace_id: 'tr', span_id: 's1', start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:01Z', attributes, resource }]);
+    const types = () => old.query<{ t: string; name: string; type: string }>(
+      "SELECT table AS t, name, type FROM system.columns WHERE database = {db:String} AND table IN ('events', 'spans') AND name IN ('attributes', 'resource') ORDER BY t, name",
+      { db: old.database },
+    );
+    assert.ok((await types()).every((c) => c.type === 'Map(LowCardinality(String), String)'));
+    const out = await migrate(old);
+    assert.ok(out.applied.includes('0150_map_string_keys'));
+    assert.ok((await types()).every((c) => c.type === 'Map(String, String)'), JSON.stringify(await types()));
+    for (const table of ['events', 'spans']) {
+      const [r] = await old.query<{ attributes: Record<string, string>; resource: Record<string, string>; model: string }>(
+        `SELECT attributes, resource, attributes['gen_ai.request.model'] AS model FROM {{db}}.${table}`,
+      );
+      assert.equal(r!.attributes, attributes, table);
+      assert.equal(r!.resource, resource, table);
+      assert.is(r!.model, 'm-1');
+    }
+    // a row written after the change lands beside the old one
+    await old.insert('events', [{ ...row, event_id: 'e2', attributes: { k: 'v' } }]);
+    const rows = await old.query<{ id: string; k: string }>("SELECT event_id AS id, attributes['k'] AS k FROM {{db}}.events ORDER BY id");
+    assert.equal(rows, [{ id: 'e1', k: '' }, { id: 'e2', k: 'v' }]);
+  } finally {
+    await old.command('DROP DATABASE IF EXISTS {{db}}');
+  }
+});
+
 test('64-bit integers come back as strings (exact) on the embedded connection', async () => {
   const [row] = await store.query<{ big: string; small: string }>('SELECT toUInt64(18446744073709551615) AS big, toUInt64(7) AS small');
   assert.is(row!.big, '18446744073709551615');
