@@ -28,29 +28,74 @@ export interface Publisher {
   maxEventBytes(): number;
 }
 
-/**
- * Content-derived ids: the Nats-Msg-Id hashes tenant, source and the serialized events (which
- * exclude receive time), so a retried request maps to the same messages and JetStream's duplicate
- * window drops them. An event id is the first 96 bits of the message id followed by the event's
- * position in the batch as 8 hex digits: stable across retries, distinct within a batch, and
- * distinct across batches as long as their SHA-256 prefixes are (one hash per batch, not per event).
- */
-export function batchIds(tenant: string, source: SourceRoute, events: Array<{ json: string }>): { msgId: string; eventIds: string[] } {
-  // fed event by event: no concatenated copy of the batch is built just to be hashed
-  const h = createHash('sha256').update(`${tenant}\n${source}\n`);
-  for (const e of events) h.update(e.json).update('\n');
-  const msgId = h.digest('hex');
-  const prefix = msgId.slice(0, 24);
-  const eventIds = new Array<string>(events.length);
-  for (let i = 0; i < events.length; i++) eventIds[i] = prefix + i.toString(16).padStart(8, '0');
-  return { msgId, eventIds };
+/** The start of every event of a batch message; the event id follows it. */
+const EVENT_ID_KEY = '{"event_id":"';
+const EVENT_ID_CHARS = 32;
+const COMMA = 0x2c;
+const NEWLINE = Buffer.from('\n');
+
+/** A batch message ready to publish: its bytes and its content-derived ids. */
+export interface EncodedBatch {
+  data: Buffer;
+  msgId: string;
+  eventIds: string[];
 }
 
-/** The IngestBatch JSON built from pre-serialized events (no second serialization of the events). */
-export function batchJson(tenant: string, source: SourceRoute, requestId: string, receiveTime: string, events: PreparedEvent[], ids: string[]): string {
+/**
+ * One IngestBatch message as bytes, built once from the pre-serialized events: no batch string is
+ * built and then encoded again, and the hash reads the very bytes that are published.
+ *
+ * Content-derived ids: the Nats-Msg-Id hashes tenant, source and the serialized events (which
+ * exclude receive time), each followed by a newline, so a retried request maps to the same messages
+ * and JetStream's duplicate window drops them. An event id is the first 96 bits of the message id
+ * followed by the event's position in the batch as 8 hex digits: stable across retries, distinct
+ * within a batch, and distinct across batches as long as their SHA-256 prefixes are (one hash per
+ * batch, not per event).
+ *
+ * Layout: `{"v":1,…,"events":[` then, per event, `{"event_id":"<id>","receive_time":<time>` and the
+ * event's own JSON with its opening brace turned into a comma. Each event's JSON is written first
+ * (and hashed in place), its id-and-time prefix after the hash is known. `sizes` are the events'
+ * UTF-8 byte lengths when the caller has them already.
+ */
+export function encodeBatch(
+  tenant: string,
+  source: SourceRoute,
+  requestId: string,
+  receiveTime: string,
+  events: ReadonlyArray<{ json: string }>,
+  sizes: readonly number[] = events.map((e) => Buffer.byteLength(e.json)),
+): EncodedBatch {
   const head = `{"v":1,"tenant_id":${JSON.stringify(tenant)},"source":${JSON.stringify(source)},"request_id":${JSON.stringify(requestId)},"events":[`;
-  const rt = JSON.stringify(receiveTime);
-  return head + events.map((e, i) => `{"event_id":"${ids[i]}","receive_time":${rt},${e.json.slice(1)}`).join(',') + ']}';
+  // the prefix of every event, with the id's place held by zeros until the hash is known
+  const prefix = Buffer.from(`${EVENT_ID_KEY}${'0'.repeat(EVENT_ID_CHARS)}","receive_time":${JSON.stringify(receiveTime)}`);
+  const n = events.length;
+  let total = Buffer.byteLength(head) + 2 + Math.max(0, n - 1);
+  for (let i = 0; i < n; i++) total += prefix.length + sizes[i]!;
+  const data = Buffer.allocUnsafe(total);
+  let off = data.write(head, 0);
+  const starts = new Array<number>(n);
+  const h = createHash('sha256').update(`${tenant}\n${source}\n`);
+  for (let i = 0; i < n; i++) {
+    off += prefix.length;
+    starts[i] = off;
+    const written = data.write(events[i]!.json, off);
+    h.update(data.subarray(off, off + written)).update(NEWLINE);
+    off += written;
+    if (i < n - 1) data[off++] = COMMA;
+  }
+  data.write(']}', off, 'latin1');
+  const msgId = h.digest('hex');
+  const idPrefix = msgId.slice(0, 24);
+  const eventIds = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    const at = starts[i]! - prefix.length;
+    prefix.copy(data, at);
+    eventIds[i] = idPrefix + i.toString(16).padStart(8, '0');
+    data.write(eventIds[i]!, at + EVENT_ID_KEY.length, 'latin1');
+    // the event's opening brace continues the object its prefix opened
+    data[starts[i]!] = COMMA;
+  }
+  return { data, msgId, eventIds };
 }
 
 export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptions): Publisher {
@@ -98,12 +143,12 @@ export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptio
     async publish(tenant, source, requestId, receiveTime, events) {
       if (events.length === 0) return [];
       const started = process.hrtime.bigint();
-      const groups = split(events, opts.publishBatchEvents, this.maxEventBytes());
+      const sizes = events.map((e) => Buffer.byteLength(e.json));
+      const groups = split(sizes, opts.publishBatchEvents, this.maxEventBytes());
       const ids: string[] = [];
-      const pending = groups.map((group) => {
-        const { msgId, eventIds } = batchIds(tenant, source, group);
+      const pending = groups.map(([from, to]) => {
+        const { data, msgId, eventIds } = encodeBatch(tenant, source, requestId, receiveTime, events.slice(from, to), sizes.slice(from, to));
         ids.push(...eventIds);
-        const data = batchJson(tenant, source, requestId, receiveTime, group, eventIds);
         // msgID is sent as the Nats-Msg-Id header: the stream's duplicate window drops a retry
         return bus.js.publish(ingestSubject(tenant, source), data, { msgID: msgId, timeout: opts.publishTimeoutMs });
       });
@@ -141,22 +186,21 @@ export async function backlog(bus: Bus): Promise<{ messages: number; bytes: numb
   return { messages, bytes: Math.round((stream.state.bytes * messages) / stored) };
 }
 
-/** Batches of at most `maxEvents` events and about `maxBytes` serialized bytes. */
-function split(events: PreparedEvent[], maxEvents: number, maxBytes: number): PreparedEvent[][] {
-  const out: PreparedEvent[][] = [];
-  let cur: PreparedEvent[] = [];
+/** Index ranges `[from, to)` of batches of at most `maxEvents` events and about `maxBytes` serialized bytes. */
+function split(sizes: readonly number[], maxEvents: number, maxBytes: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let from = 0;
   let bytes = 0;
-  for (const d of events) {
-    const size = Buffer.byteLength(d.json) + 120;
-    if (cur.length && (cur.length >= maxEvents || bytes + size > maxBytes)) {
-      out.push(cur);
-      cur = [];
+  for (let i = 0; i < sizes.length; i++) {
+    const size = sizes[i]! + 120;
+    if (i > from && (i - from >= maxEvents || bytes + size > maxBytes)) {
+      out.push([from, i]);
+      from = i;
       bytes = 0;
     }
-    cur.push(d);
     bytes += size;
   }
-  if (cur.length) out.push(cur);
+  if (sizes.length > from) out.push([from, sizes.length]);
   return out;
 }
 

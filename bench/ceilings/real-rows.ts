@@ -8,7 +8,7 @@
  */
 import type { Store } from '../../core/clickhouse.js';
 import { runPipeline } from '../../ingest/pipeline.js';
-import { batchIds, batchJson } from '../../ingest/publish.js';
+import { encodeBatch } from '../../ingest/publish.js';
 import type { AgentId, SourceRoute } from '../../schemas/events.js';
 import { decodeMessage } from '../../stream/batch.js';
 import { TABLES, type RowChunk, type TableName } from '../../stream/rows.js';
@@ -46,8 +46,7 @@ export function realRows(requests: readonly PoolRequest[]): RealRows {
     const { route, agent } = routeOf(req);
     const res = runPipeline({ route, agent, encoding: req.contentType.includes('protobuf') ? 'protobuf' : 'json', body: req.body, tenant: req.tenant, receiveTime });
     if (res.kind !== 'ok' || res.events.length === 0) return;
-    const { eventIds } = batchIds(req.tenant, route, res.events);
-    const data = Buffer.from(batchJson(req.tenant, route, `bench-${i}`, receiveTime, res.events, eventIds));
+    const { data } = encodeBatch(req.tenant, route, `bench-${i}`, receiveTime, res.events);
     messages.push({ subject: `${req.tenant}.${route}`, tenant: req.tenant, source: route, data, events: res.events.length });
     const d = decodeMessage(data);
     if (d.kind !== 'ok') return;
