@@ -4,16 +4,18 @@ import { projectRoot } from '../../core/paths.js';
 import { withCause } from '../../core/errors.js';
 import { InvalidEnvelopeError, NestingTooDeepError } from '../errors.js';
 import { MAX_PROTO_DEPTH, protoDeeperThan } from '../limits.js';
+import { ProtoDepthError, readProto, shapeOf, type Shape } from './proto-reader.js';
 
 /**
  * protobufjs over our own .proto files in schemas/otlp/. Requests are decoded to plain objects with
  * the OTLP/JSON field names (protobufjs camelCases them), int64 as decimal strings and bytes as
- * base64, so decode-envelope.ts walks protobuf and JSON alike. Unknown fields are skipped.
+ * base64, so decode-envelope.ts walks protobuf and JSON alike. Unknown fields are skipped. Logs and
+ * traces are read in one pass by proto-reader.ts into the same shape; metrics through protobufjs.
  */
 const PROTO_DIR = join(projectRoot, 'schemas', 'otlp');
 let rootCache: protobuf.Root | undefined;
 
-function protoRoot(): protobuf.Root {
+export function protoRoot(): protobuf.Root {
   if (!rootCache) {
     const root = new protobuf.Root();
     root.resolvePath = (_origin, target) => join(PROTO_DIR, target.replace(/^.*[\\/]/, ''));
@@ -36,8 +38,26 @@ const RESPONSE: Record<Signal, string> = {
   metrics: 'opentelemetry.proto.collector.ExportMetricsServiceResponse',
 };
 
+/** Logs and traces are read by the direct reader (proto-reader.ts); metrics, only counted, by protobufjs. */
+const direct = new Map<Signal, Shape>();
+function directShape(signal: Signal): Shape | undefined {
+  if (signal === 'metrics') return undefined;
+  let shape = direct.get(signal);
+  if (!shape) direct.set(signal, (shape = shapeOf(protoRoot().lookupType(REQUEST[signal]))));
+  return shape;
+}
+
 export function decodeProto(signal: Signal, buf: Buffer): unknown {
   const type = protoRoot().lookupType(REQUEST[signal]);
+  const shape = directShape(signal);
+  if (shape) {
+    try {
+      return readProto(shape, buf, MAX_PROTO_DEPTH);
+    } catch (err) {
+      if (err instanceof ProtoDepthError) throw withCause(new NestingTooDeepError(MAX_PROTO_DEPTH, 'protobuf messages'), err);
+      throw withCause(new InvalidEnvelopeError(`protobuf ${type.name} could not be decoded`), err);
+    }
+  }
   try {
     const msg = type.decode(buf);
     return type.toObject(msg, { longs: String, bytes: String, defaults: false, arrays: false, oneofs: false });
