@@ -289,6 +289,35 @@ test('decodeMessage: poison reasons, defaults for optional fields', () => {
   assert.is(row.success, -1);
 });
 
+test('messages rows: a prompt and a message event give every column', () => {
+  const base = { tenant_id: 't', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', conversation_id: 'c', user_id: 'u', environment: 'staging', agent: 'claude_code', source: 'hooks', sequence: 3 };
+  const events = [
+    { ...base, event_id: 'p', type: 'prompt', prompt: { text: 'fix the build', length: 13, truncated: false } },
+    {
+      ...base,
+      event_id: 'm',
+      type: 'message',
+      message: {
+        message_id: 'm1', role: 'assistant', content: 'running it', model: 'mx', provider: 'acme', input_tokens: 7, output_tokens: 9, reasoning_tokens: 2, thread_id: 'th', parent_message_id: 'm0', format: 'standard', metadata: { k: 'v' },
+        content_blocks: [{ type: 'text', text: 'running it' }, { type: 'tool_use', tool_use_id: 'u1', tool_name: 'Bash', input: { command: 'ls' } }, { type: 'tool_result', tool_use_id: 'u0', content: 'boom', is_error: true }],
+      },
+    },
+  ];
+  const r = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events }));
+  assert.is(r.kind, 'ok');
+  const rows = decodeTable('messages', (r as any).output.tables.messages);
+  const common = { tenant_id: 't', conversation_id: 'c', ts: '2025-01-01T00:00:00.000Z', seq: 3, user_id: 'u', environment: 'staging', agent: 'claude_code', source: 'hooks' };
+  assert.equal(rows[0], {
+    ...common, event_id: 'p', message_id: 'p', role: 'user', content: 'fix the build', content_blocks: '[{"type":"text","text":"fix the build"}]', tool_calls: '[]', tool_results: '[]',
+    has_tool_error: 0, model: '', provider: '', input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, thread_id: '', parent_message_id: '', format: 'prompt', metadata: '{"length":13,"truncated":false}',
+  });
+  assert.equal(rows[1], {
+    ...common, event_id: 'm', message_id: 'm1', role: 'assistant', content: 'running it', content_blocks: JSON.stringify((events[1] as any).message.content_blocks),
+    tool_calls: '[{"id":"u1","name":"Bash","input":"{\\"command\\":\\"ls\\"}"}]', tool_results: '[{"tool_use_id":"u0","content":"boom","is_error":true}]',
+    has_tool_error: 1, model: 'mx', provider: 'acme', input_tokens: 7, output_tokens: 9, reasoning_tokens: 2, thread_id: 'th', parent_message_id: 'm0', format: 'standard', metadata: '{"k":"v"}',
+  });
+});
+
 test('slim events rows: content held by messages, tool_calls or spans is not repeated in facets', () => {
   const base = { tenant_id: 't', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', conversation_id: 'c' };
   const events = [
