@@ -225,7 +225,14 @@ test('an analysis batch that keeps its thread busy for seconds does not hold up 
           const t0 = performance.now();
           await work({ ...input, items: copies(input.items, n) });
           ms = performance.now() - t0;
-          if (ms >= 400) break;
+          if (ms >= 400) {
+            // once more, warm: the first runs include compiling the analyzers, and sizing on them
+            // alone once gave a "3 s" task of 323 ms
+            const t1 = performance.now();
+            await work({ ...input, items: copies(input.items, n) });
+            ms = Math.min(ms, performance.now() - t1);
+            break;
+          }
           n *= 4;
         }
         const heavy = work({ ...input, items: copies(input.items, Math.ceil((n * 3_000) / ms)) });
