@@ -83,6 +83,8 @@ export function encodeBatch(
     off += written;
     if (i < n - 1) data[off++] = COMMA;
   }
+  // every event took the bytes its size said: nothing unwritten is left in the message
+  if (off + 2 !== total) throw new Error(`batch message of ${total} bytes written to ${off + 2}`);
   data.write(']}', off, 'latin1');
   const msgId = h.digest('hex');
   const idPrefix = msgId.slice(0, 24);
