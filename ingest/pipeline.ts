@@ -77,8 +77,11 @@ function serialize(d: EventDraft, index: number): PreparedEvent {
 
 const toWellFormed = (s: string) => (s as unknown as { toWellFormed(): string }).toWellFormed();
 
+/** The body as a Buffer over the same memory (no copy). */
+const bodyBuffer = (task: PipelineTask) => Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
+
 function parseJson(task: PipelineTask, otlp: boolean): unknown {
-  const text = bodyText(Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength));
+  const text = bodyText(bodyBuffer(task));
   if (otlp && text.trim() === '') return {};
   // refused before parsing: every later step (redaction, serialization, the store's rows) may recurse
   if (jsonDeeperThan(text, MAX_JSON_DEPTH)) throw new NestingTooDeepError(MAX_JSON_DEPTH, 'JSON objects and arrays');
@@ -93,7 +96,7 @@ function parseJson(task: PipelineTask, otlp: boolean): unknown {
 function otlp(task: PipelineTask, ctx: NormalizeContext): PipelineResult {
   const signal = task.route as 'logs' | 'traces' | 'metrics';
   const ids: IdFormat = task.encoding === 'protobuf' ? 'base64' : 'hex';
-  const value = task.encoding === 'protobuf' ? decodeProto(signal, Buffer.from(task.body)) : parseJson(task, true);
+  const value = task.encoding === 'protobuf' ? decodeProto(signal, bodyBuffer(task)) : parseJson(task, true);
   if (signal === 'metrics') {
     const m = decodeMetrics(value);
     return { kind: 'ok', events: [], rejected: m.rejected, reasons: m.reasons, rejections: [] };

@@ -48,16 +48,16 @@ function directShape(signal: Signal): Shape | undefined {
 }
 
 export function decodeProto(signal: Signal, buf: Buffer): unknown {
-  const type = protoRoot().lookupType(REQUEST[signal]);
   const shape = directShape(signal);
   if (shape) {
     try {
       return readProto(shape, buf, MAX_PROTO_DEPTH);
     } catch (err) {
       if (err instanceof ProtoDepthError) throw withCause(new NestingTooDeepError(MAX_PROTO_DEPTH, 'protobuf messages'), err);
-      throw withCause(new InvalidEnvelopeError(`protobuf ${type.name} could not be decoded`), err);
+      throw withCause(new InvalidEnvelopeError(`protobuf ${shape.name} could not be decoded`), err);
     }
   }
+  const type = protoRoot().lookupType(REQUEST[signal]);
   try {
     const msg = type.decode(buf);
     return type.toObject(msg, { longs: String, bytes: String, defaults: false, arrays: false, oneofs: false });
