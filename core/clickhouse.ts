@@ -29,14 +29,19 @@ export interface Store {
   command(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<void>;
   insert(table: string, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
   /**
-   * Inserts pre-serialized rows (JSONCompactEachRow lines in `columns` order) without touching them:
-   * the embedded engine takes the buffer through chDB's own raw insert with the settings in the
-   * statement (no session state), a server gets the same bytes as the request body.
+   * Inserts pre-serialized rows without touching them: JSONCompactEachRow lines in `columns` order,
+   * or a Native block of those columns. The embedded engine takes text through chDB's own raw
+   * insert (a large body and every Native block through a file and `INSERT … SELECT FROM file()`),
+   * with the settings in the statement (no session state); a server gets the same bytes as the
+   * request body.
    */
-  insertBytes(table: string, columns: readonly string[], body: Buffer, settings?: ClickHouseSettings): Promise<void>;
+  insertBytes(table: string, columns: readonly string[], body: Buffer, settings?: ClickHouseSettings, format?: InsertFormat): Promise<void>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** Formats of pre-serialized inserts. */
+export type InsertFormat = 'JSONCompactEachRow' | 'Native';
 
 // 64-bit integers are quoted on both connections (chDB would otherwise return lossy numbers).
 const BASE_SETTINGS: ClickHouseSettings = {
@@ -163,7 +168,7 @@ export function createStore(config: Config): Store {
   const embedded = !config.clickhouse.url;
   let client: ClickHouseClient;
   let rawInsert: RawInsert | undefined;
-  let fileInsert: ((target: string, columns: readonly string[], body: Buffer, settings: Record<string, string | number | boolean>) => Promise<void>) | undefined;
+  let fileInsert: ((target: string, columns: readonly string[], body: Buffer, settings: Record<string, string | number | boolean>, format: InsertFormat) => Promise<void>) | undefined;
   if (embedded) {
     const path = join(config.dataDir, 'clickhouse');
     mkdirSync(path, { recursive: true });
@@ -185,19 +190,23 @@ export function createStore(config: Config): Store {
       }
       return p;
     };
-    fileInsert = async (target, columns, body, settings) => {
-      const types = await typesOf(target);
-      const structure = columns.map((c) => {
-        const t = types.get(c);
-        if (!t) throw new Error(`${target} has no column ${c}`);
-        return `${c} ${t}`;
-      }).join(', ');
-      const file = join(spool, `${randomBytes(8).toString('hex')}.jsonl`);
+    fileInsert = async (target, columns, body, settings, format) => {
+      // a Native block names its columns' types itself
+      let source = `'Native'`;
+      if (format === 'JSONCompactEachRow') {
+        const types = await typesOf(target);
+        const structure = columns.map((c) => {
+          const t = types.get(c);
+          if (!t) throw new Error(`${target} has no column ${c}`);
+          return `${c} ${t}`;
+        }).join(', ');
+        source = `'JSONCompactEachRow', '${structure.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+      }
+      const file = join(spool, `${randomBytes(8).toString('hex')}.${format === 'Native' ? 'native' : 'jsonl'}`);
       await writeFile(file, body);
       try {
         const quotedFile = file.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
-        const quotedStructure = structure.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
-        await chdb.chdb.queryAsync(`INSERT INTO ${target} (${columns.join(', ')}) ${settingsClause(settings)} SELECT * FROM file('${quotedFile}', 'JSONCompactEachRow', '${quotedStructure}')`);
+        await chdb.chdb.queryAsync(`INSERT INTO ${target} (${columns.join(', ')}) ${settingsClause(settings)} SELECT * FROM file('${quotedFile}', ${source})`);
       } finally {
         await unlink(file).catch(() => undefined);
       }
@@ -220,13 +229,14 @@ export function createStore(config: Config): Store {
   const onCluster = config.clickhouse.cluster ? `ON CLUSTER ${config.clickhouse.cluster}` : '';
   const fill = (text: string) => text.replaceAll('{{db}}', db).replaceAll('{{on_cluster}}', onCluster);
   const qualified = (table: string) => (table.includes('.') ? table : `${db}.${table}`);
-  const insertBytes: Store['insertBytes'] = async (table, columns, body, settings) => {
+  const insertBytes: Store['insertBytes'] = async (table, columns, body, settings, format = 'JSONCompactEachRow') => {
     if (body.length === 0) return;
     const target = qualified(table);
     if (rawInsert) {
-      // settings travel in the statement (INSERT … SETTINGS …): nothing outlives the call
+      // settings travel in the statement (INSERT … SETTINGS …): nothing outlives the call; chDB's
+      // raw insert takes text formats only
       try {
-        if (fileInsert && body.length >= FILE_INSERT_MIN_BYTES) await fileInsert(target, columns, body, statementSettings(settings));
+        if (fileInsert && (format === 'Native' || body.length >= FILE_INSERT_MIN_BYTES)) await fileInsert(target, columns, body, statementSettings(settings), format);
         else await rawInsert({ table: target, values: body, format: 'JSONCompactEachRow', columns, settings: statementSettings(settings) });
       } catch (err) {
         throw withStoreCode(err);
@@ -234,7 +244,7 @@ export function createStore(config: Config): Store {
       return;
     }
     const rs = await client.exec({
-      query: `INSERT INTO ${target} (${columns.join(', ')}) FORMAT JSONCompactEachRow`,
+      query: `INSERT INTO ${target} (${columns.join(', ')}) FORMAT ${format}`,
       values: Readable.from([body], { objectMode: false }),
       clickhouse_settings: { ...INSERT_SETTINGS, ...settings },
     });

@@ -4,7 +4,8 @@
  */
 import type { IngestBatch, IngestEvent } from '../schemas/events.js';
 import { TENANT_PATTERN } from '../schemas/subjects.js';
-import { encodeTables, eventsToRows, TABLES, type TableBytes, type TableRows } from './rows.js';
+import { eventsToRows, TABLES, type TableRows } from './rows.js';
+import { encodeTables, type TableBytes } from './row-bytes.js';
 
 /** A decoded message: its rows as insert-ready bytes per table, and what the sink needs to know. */
 export interface DecodedRows {
@@ -57,7 +58,7 @@ function parseBatch(data: Uint8Array | string): Parsed {
 }
 
 /** Defaults for optional fields so that rows never carry undefined. */
-function withDefaults(e: IngestEvent): IngestEvent {
+export function withDefaults(e: IngestEvent): IngestEvent {
   e.conversation_id ??= '';
   e.user_id ??= '';
   e.environment ??= 'production';

@@ -80,7 +80,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
   const poolWork = (input: WorkInput) => analysisPool.run(input) as Promise<WorkOutput>;
 
-  const baseInsert: InsertFn = (table, block, settings) => rt.store.insertBytes(table, block.columns, block.body, settings);
+  const baseInsert: InsertFn = (table, block, settings) => rt.store.insertBytes(table, block.columns, block.body, settings, block.format);
   const sink = createSink({
     insert: opts.wrapInsert ? opts.wrapInsert(baseInsert) : baseInsert,
     maxBatchRows: cfg.maxBatchRows,

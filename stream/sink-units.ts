@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { SplitMessage } from './batch.js';
-import { PARTITION_COLUMN, type RowChunk, type TableBytes, type TableName } from './rows.js';
+import { PARTITION_COLUMN, type TableName } from './rows.js';
+import type { RowChunk, TableBytes } from './row-bytes.js';
 
 /** A message's memory; `split` is set once the message had to be narrowed down to its events. */
 export interface Progress {
@@ -73,6 +74,16 @@ export function markDone(u: Unit, table: TableName): void {
 /** Narrows a message down to its events (their rows, none stored yet beyond the message's tables). */
 export function splitInto(p: Progress, parts: SplitMessage): void {
   p.split = { parts, tables: parts.events.map(() => new Set<TableName>()), refused: new Map() };
+}
+
+/**
+ * Units split by the format of their rows in `table` (a message's rows of one table are all Native
+ * or all JSON lines: stream/rows.ts): Native first, then JSON; one group in the usual case.
+ */
+export function byFormat(table: TableName, units: readonly Unit[]): Unit[][] {
+  const native = units.filter((u) => u.rows[table]![0]!.lens);
+  if (native.length === units.length || native.length === 0) return [[...units]];
+  return [native, units.filter((u) => !u.rows[table]![0]!.lens)];
 }
 
 /** Token for one table's insert of a set of units: same units, same table → same token. */

@@ -14,33 +14,15 @@ import { isTransientClickHouseError } from '../core/clickhouse.js';
 import { withRetry } from '../core/retry.js';
 import type { Logger } from '../core/log.js';
 import type { SplitMessage } from './batch.js';
-import { COLUMNS, decodeLines, TABLES, type RowChunk, type TableBytes, type TableName } from './rows.js';
+import { TABLES, type TableName } from './rows.js';
+import { blockOf, type RowBlock, type RowChunk, type TableBytes } from './row-bytes.js';
 import type { StreamMetrics } from './metrics.js';
-import { createProgressMemory, dedupToken, isDone, markDone, partitionChunks, splitInto, unitsOf, type Progress, type Unit } from './sink-units.js';
+import { byFormat, createProgressMemory, dedupToken, isDone, markDone, partitionChunks, splitInto, unitsOf, type Progress, type Unit } from './sink-units.js';
 
 export { dedupToken } from './sink-units.js';
-
-/** One insert: JSONCompactEachRow bytes in `columns` order, produced by the decode workers. */
-export interface RowBlock {
-  columns: readonly string[];
-  body: Buffer;
-  rows: number;
-}
+export { blockOf, blockRows, type RowBlock } from './row-bytes.js';
 
 export type InsertFn = (table: string, block: RowBlock, settings?: ClickHouseSettings) => Promise<void>;
-
-/** A block's rows as objects again (fault seams and tests; never on the insert path). */
-export function blockRows(block: RowBlock): Record<string, unknown>[] {
-  return decodeLines(block.columns, block.body.toString('utf8'));
-}
-
-/** The block of a list of chunks: their bytes concatenated (one copy). */
-export function blockOf(table: TableName, chunks: readonly RowChunk[]): RowBlock {
-  let rows = 0;
-  for (const c of chunks) rows += c.rows;
-  const body = chunks.length === 1 ? Buffer.from(chunks[0]!.data.buffer, chunks[0]!.data.byteOffset, chunks[0]!.data.byteLength) : Buffer.concat(chunks.map((c) => c.data));
-  return { columns: COLUMNS[table], body, rows };
-}
 
 /** An event the store refused: dead-lettered alone by the consumer. */
 export interface RefusedEvent {
@@ -269,6 +251,12 @@ async function flushBatch(batch: SinkEntry[], opts: SinkOptions, memory: Memory)
  */
 async function insertUnits(table: TableName, units: Unit[], held: Held[], opts: SinkOptions): Promise<void> {
   if (units.length === 0) return;
+  const groups = byFormat(table, units);
+  if (groups.length > 1) {
+    // one insert per format, each remembered once in: a refusal of one never inserts the other twice
+    for (const g of groups) await insertUnits(table, g, held, opts);
+    return;
+  }
   try {
     await insertRows(table, units, held, opts);
     for (const u of units) markDone(u, table);

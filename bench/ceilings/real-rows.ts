@@ -11,7 +11,8 @@ import { runPipeline } from '../../ingest/pipeline.js';
 import { encodeBatch } from '../../ingest/publish.js';
 import type { AgentId, SourceRoute } from '../../schemas/events.js';
 import { decodeMessage } from '../../stream/batch.js';
-import { TABLES, type RowChunk, type TableName } from '../../stream/rows.js';
+import { TABLES, type TableName } from '../../stream/rows.js';
+import type { RowChunk } from '../../stream/row-bytes.js';
 import { blockOf } from '../../stream/sink.js';
 import type { PoolRequest } from '../lib/pool.js';
 import { processCpuSeconds } from '../lib/cpu.js';
@@ -105,7 +106,7 @@ export async function measureStoreCeilings(store: Store, real: RealRows, db = 'b
   for (const t of tables) {
     for (const b of batches(real.tables[t], batchRows)) {
       const block = blockOf(t, b);
-      await store.insertBytes(`${db}.${t}`, block.columns, block.body, { insert_deduplicate: 0 });
+      await store.insertBytes(`${db}.${t}`, block.columns, block.body, { insert_deduplicate: 0 }, block.format);
     }
   }
   const bestS = (performance.now() - t0) / 1000;

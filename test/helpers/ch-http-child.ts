@@ -6,14 +6,20 @@
  * by the engine; every other URL parameter that is not a protocol option is a setting of that
  * request only; gzip request bodies and responses (`enable_http_compression`); errors as the
  * server sends them (status 500, `Code: N. DB::Exception: …` body, `X-ClickHouse-Exception-Code`);
- * `X-ClickHouse-Summary` on every answer. Requests run one at a time on one session.
+ * `X-ClickHouse-Summary` on every answer; `FORMAT Native` bodies (binary). Requests run one at a
+ * time on one session.
  * Prints `port <n>` when listening. argv[2]: data directory.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Session } from 'chdb';
 
 const session = new Session(process.argv[2]);
+const spool = mkdtempSync(join(tmpdir(), 'ch-http-'));
+let spooled = 0;
 const PROTOCOL = new Set(['query', 'database', 'query_id', 'session_id', 'session_timeout', 'session_check', 'default_format', 'user', 'password', 'role', 'enable_http_compression', 'wait_end_of_query', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms']);
 /** Each setting's value before any request touched it: restored after every request that set it. */
 const baseline = new Map<string, string>();
@@ -27,9 +33,22 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const quote = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
+/**
+ * A binary INSERT body (`… FORMAT Native`) cannot follow the statement as text: the engine reads
+ * it from a file instead, as a server reads it from the request.
+ */
+function binaryInsert(inUrl: string, body: Buffer): string | undefined {
+  const m = /^(INSERT INTO [^]*?)\s+FORMAT\s+Native\s*$/i.exec(inUrl);
+  if (!m || !body.length) return undefined;
+  const file = join(spool, `${process.pid}-${++spooled}.native`);
+  writeFileSync(file, body);
+  return `${m[1]} SELECT * FROM file(${quote(file)}, 'Native')`;
+}
+
 async function run(url: URL, body: Buffer): Promise<{ bytes: Uint8Array; rows: number }> {
   const inUrl = url.searchParams.get('query');
-  const sql = inUrl !== null ? (body.length ? `${inUrl}\n${body.toString('utf8')}` : inUrl) : body.toString('utf8');
+  const binary = inUrl !== null ? binaryInsert(inUrl, body) : undefined;
+  const sql = binary ?? (inUrl !== null ? (body.length ? `${inUrl}\n${body.toString('utf8')}` : inUrl) : body.toString('utf8'));
   const params: Record<string, string> = {};
   const settings: Array<[string, string]> = [];
   for (const [k, v] of url.searchParams) {
@@ -84,5 +103,6 @@ server.listen(0, '127.0.0.1', () => {
 process.on('SIGTERM', () => {
   server.close();
   session.close();
+  rmSync(spool, { recursive: true, force: true });
   process.exit(0);
 });

@@ -17,7 +17,8 @@ import { createMetrics } from '../../../core/metrics.js';
 import { decodeMessage, splitMessage } from '../../../stream/batch.js';
 import { blockOf, createSink, type RefusedEvent, type SinkEntry } from '../../../stream/sink.js';
 import { streamMetrics } from '../../../stream/metrics.js';
-import { TABLES, type TableBytes } from '../../../stream/rows.js';
+import { TABLES } from '../../../stream/rows.js';
+import type { TableBytes } from '../../../stream/row-bytes.js';
 import { batchOf, conversationEvents, messageEvent } from '../../helpers/events.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -63,7 +64,7 @@ async function insertAll(store: Store, tables: TableBytes, token: string) {
     const chunks = tables[t];
     if (!chunks?.length) continue;
     const b = blockOf(t, chunks);
-    await store.insertBytes(t, b.columns, b.body, { insert_deduplication_token: `${token}:${t}` });
+    await store.insertBytes(t, b.columns, b.body, { insert_deduplication_token: `${token}:${t}` }, b.format);
   }
 }
 
@@ -87,22 +88,26 @@ for (const which of ['embedded', 'server']) {
     assert.equal(ev[0]!.resource, { 'service.name': 'claude-code' });
   });
 
-  test(`${which}: a large block (through a file and parallel parsing on the embedded engine) is stored whole, once per token`, async () => {
+  test(`${which}: a large block (Native; JSON lines through a file and parallel parsing on the embedded engine) is stored whole, once per token`, async () => {
     const store = storeOf();
     const conv = `large-${which}`;
     const out = decoded(conversationEvents(conv, 400));
     const block = blockOf('events', out.tables.events!);
-    assert.ok(block.body.length >= FILE_INSERT_MIN_BYTES, `block of ${block.body.length} bytes`);
-    await store.insertBytes('events', block.columns, block.body, { insert_deduplication_token: `large-${which}` });
-    await store.insertBytes('events', block.columns, block.body, { insert_deduplication_token: `large-${which}` });
+    assert.is(block.format, 'Native');
+    await store.insertBytes('events', block.columns, block.body, { insert_deduplication_token: `large-${which}` }, block.format);
+    await store.insertBytes('events', block.columns, block.body, { insert_deduplication_token: `large-${which}` }, block.format);
     assert.is(await countOf(store, 'events', `conversation_id = '${conv}'`), 1600);
     const [r] = await store.query<{ n: string; t: string }>(`SELECT uniqExact(event_id) AS n, toString(min(event_time)) AS t FROM {{db}}.events WHERE conversation_id = '${conv}'`);
     assert.is(Number(r!.n), 1600);
     assert.is(r!.t, '2025-06-01 10:00:00.000');
-    const bad = decoded(conversationEvents(`${conv}-bad`, 400));
-    const badBlock = blockOf('events', bad.tables.events!);
-    const text = badBlock.body.toString('utf8').replace(/"2025-06-01T10:00:00.000Z"/, '"2025-02-30T10:00:00.000Z"');
-    const err = await store.insertBytes('events', badBlock.columns, Buffer.from(text)).then(() => undefined, (e: unknown) => e);
+    // a time JavaScript accepts (it rolls over to 2 March) has no Native form: the message's rows
+    // go as JSON lines, and the engine refuses them
+    const events = conversationEvents(`${conv}-bad`, 400);
+    events[0] = { ...events[0]!, event_time: '2025-02-30T10:00:00.000Z' };
+    const badBlock = blockOf('events', decoded(events).tables.events!);
+    assert.is(badBlock.format, 'JSONCompactEachRow');
+    assert.ok(badBlock.body.length >= FILE_INSERT_MIN_BYTES, `block of ${badBlock.body.length} bytes`);
+    const err = await store.insertBytes('events', badBlock.columns, badBlock.body, undefined, badBlock.format).then(() => undefined, (e: unknown) => e);
     assert.ok(err, 'a refused row in a large block fails the insert');
     assert.is(isTransientClickHouseError(err), false);
     assert.is(await countOf(store, 'events', `conversation_id = '${conv}-bad'`), 0, 'nothing of a refused block is stored');
@@ -114,8 +119,8 @@ for (const which of ['embedded', 'server']) {
     const b = decoded([messageEvent(`leak-${which}`, 'user', 'two', 1000)]);
     const ba = blockOf('messages', a.tables.messages!);
     const bb = blockOf('messages', b.tables.messages!);
-    await store.insertBytes('messages', ba.columns, ba.body, { insert_deduplication_token: 'same' });
-    await store.insertBytes('messages', bb.columns, bb.body);
+    await store.insertBytes('messages', ba.columns, ba.body, { insert_deduplication_token: 'same' }, ba.format);
+    await store.insertBytes('messages', bb.columns, bb.body, undefined, bb.format);
     assert.is(await countOf(store, 'messages', `conversation_id = 'leak-${which}'`), 2);
   });
 
@@ -131,14 +136,15 @@ for (const which of ['embedded', 'server']) {
     const bad = decodeMessage(bodies[1]!);
     assert.is(bad.kind, 'ok', 'the event passes decoding');
     const block = blockOf('events', (bad as Extract<typeof bad, { kind: 'ok' }>).output.tables.events!);
-    const err = await store.insertBytes('events', block.columns, block.body).then(() => undefined, (e: unknown) => e);
+    assert.is(block.format, 'JSONCompactEachRow', 'a time with no Native form: JSON lines');
+    const err = await store.insertBytes('events', block.columns, block.body, undefined, block.format).then(() => undefined, (e: unknown) => e);
     assert.ok(err, 'the engine refused the block');
     assert.is(isTransientClickHouseError(err), false, 'a refusal is not retried');
 
     const log: string[] = [];
     const refusedSeen: RefusedEvent[] = [];
     const sink = createSink({
-      insert: (t, b, s) => store.insertBytes(t, b.columns, b.body, s),
+      insert: (t, b, s) => store.insertBytes(t, b.columns, b.body, s, b.format),
       maxBatchRows: 10_000, maxBatchBytes: 1e9, flushIntervalMs: 60_000, retryDeadlineMs: 2000,
       metrics: streamMetrics(createMetrics()), log: createLogger('silent'),
     });

@@ -1,6 +1,7 @@
 /** Fakes shared by the sink's unit suites: messages of events, an insert that records, a hand-driven clock. */
 import { blockRows, createSink, type InsertFn, type SinkEntry } from '../../../stream/sink.js';
-import { encodeTables, type TableRows } from '../../../stream/rows.js';
+import type { TableRows } from '../../../stream/rows.js';
+import { encodeTables } from '../../../stream/row-bytes.js';
 import { streamMetrics } from '../../../stream/metrics.js';
 import { createMetrics } from '../../../core/metrics.js';
 import { createLogger } from '../../../core/log.js';

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { blockRows, dedupToken, QUIET_GAPS, quietAfterMs, type InsertFn } from '../../../stream/sink.js';
 import { entry, fakeSchedule, fakeStore, gatedInsert, settle, sinkOf, transientErr } from './sink-fakes.js';
-import { decodeTable, encodeTables } from '../../../stream/rows.js';
+import { decodeTable, encodeTables } from '../../../stream/row-bytes.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../../stream/sink-units.js';
 import { effectClass } from '../../../stream/effect-class.js';
 import { decodeMessage, splitMessage } from '../../../stream/batch.js';

@@ -1,0 +1,133 @@
+/**
+ * The stream's rows as insert-ready bytes: serialized once, in the decode worker that made them,
+ * as Native chunks or JSONCompactEachRow lines (stream/native.ts says which and why).
+ */
+import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns, type NativeColumn } from './native.js';
+import { COLUMNS, PARTITION_COLUMN, TABLES, type TableName, type TableRows } from './rows.js';
+import type { InsertFormat } from '../core/clickhouse.js';
+
+/**
+ * Insert-ready bytes of one table's rows of one partition month (`''` for unpartitioned tables):
+ * a Native chunk (every column's streams, `lens` their byte lengths; stream/native.ts), or, when a
+ * value has no exact Native form, JSONCompactEachRow lines (one JSON array per row in COLUMNS
+ * order, each ending with a newline; no `lens`).
+ */
+export interface RowChunk {
+  month: string;
+  rows: number;
+  data: Uint8Array;
+  lens?: Uint32Array;
+}
+/** The rows of a message (or of one event) as bytes, per table. */
+export type TableBytes = Partial<Record<TableName, RowChunk[]>>;
+
+const utf8 = new TextEncoder();
+const NATIVE = Object.fromEntries(TABLES.map((t) => [t, nativeColumns(t, COLUMNS[t])])) as Record<TableName, NativeColumn[]>;
+
+/** The Native columns of a table, in COLUMNS order. */
+export const nativeColumnsOf = (table: TableName): readonly NativeColumn[] => NATIVE[table];
+
+/** JSONCompactEachRow lines of `rows`: an absent value is null, which inserts the column default. */
+export function jsonLines(table: TableName, rows: readonly Record<string, unknown>[]): Uint8Array {
+  const cols = COLUMNS[table];
+  let text = '';
+  for (const r of rows) {
+    const a = new Array(cols.length);
+    for (let c = 0; c < cols.length; c++) a[c] = r[cols[c]!] ?? null;
+    text += JSON.stringify(a) + '\n';
+  }
+  return utf8.encode(text);
+}
+
+/**
+ * Serializes rows once, where they are produced (a worker): what travels to the sink and into the
+ * store is these bytes, never the row objects.
+ */
+export function encodeTables(rows: TableRows): { tables: TableBytes; bytes: number } {
+  const tables: TableBytes = {};
+  let bytes = 0;
+  for (const t of TABLES) {
+    const list = rows[t];
+    if (!list || list.length === 0) continue;
+    const part = PARTITION_COLUMN[t];
+    let byMonth: Map<string, Record<string, unknown>[]>;
+    if (!part) byMonth = new Map([['', list]]);
+    else {
+      byMonth = new Map();
+      for (const r of list) {
+        const month = String(r[part] ?? '').slice(0, 7);
+        const acc = byMonth.get(month);
+        if (acc) acc.push(r);
+        else byMonth.set(month, [r]);
+      }
+    }
+    // all Native or all JSON lines: the sink inserts a message's rows of one table in one format
+    const native: RowChunk[] = [];
+    for (const [month, group] of byMonth) {
+      const n = encodeNativeChunk(NATIVE[t], group);
+      if (!n) break;
+      native.push({ month, rows: group.length, data: n.data, lens: n.lens });
+    }
+    const chunks = native.length === byMonth.size ? native : [...byMonth].map(([month, group]) => ({ month, rows: group.length, data: jsonLines(t, group) }));
+    for (const c of chunks) bytes += c.data.byteLength;
+    tables[t] = chunks;
+  }
+  return { tables, bytes };
+}
+
+/** Rows of one table's chunks as objects again (tests, diagnostics; never on the insert path). */
+export function decodeTable(table: TableName, chunks: readonly RowChunk[] | undefined): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const ch of chunks ?? []) {
+    const rows = ch.lens
+      ? decodeNativeBlock(nativeBlock(NATIVE[table], [ch as Required<RowChunk>]))
+      : decodeLines(COLUMNS[table], Buffer.from(ch.data.buffer, ch.data.byteOffset, ch.data.byteLength).toString('utf8'));
+    out.push(...rows);
+  }
+  return out;
+}
+
+/** JSONCompactEachRow text back to objects keyed by `columns`. */
+export function decodeLines(columns: readonly string[], text: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const a = JSON.parse(line) as unknown[];
+    const o: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) if (a[c] !== null && a[c] !== undefined) o[columns[c]!] = a[c];
+    out.push(o);
+  }
+  return out;
+}
+
+/** One insert: a Native block, or JSONCompactEachRow lines in `columns` order, of the decode workers' chunks. */
+export interface RowBlock {
+  columns: readonly string[];
+  body: Buffer;
+  rows: number;
+  format: InsertFormat;
+}
+
+/** A block's rows as objects again (fault seams and tests; never on the insert path). */
+export function blockRows(block: RowBlock): Record<string, unknown>[] {
+  return block.format === 'Native' ? decodeNativeBlock(block.body) : decodeLines(block.columns, block.body.toString('utf8'));
+}
+
+/**
+ * The block of a list of chunks of one format (the sink never mixes them: byFormat): Native chunks
+ * become one Native block, JSON lines are concatenated (one copy).
+ */
+export function blockOf(table: TableName, chunks: readonly RowChunk[]): RowBlock {
+  let rows = 0;
+  let native = 0;
+  for (const c of chunks) {
+    rows += c.rows;
+    if (c.lens) native++;
+  }
+  if (native && native !== chunks.length) throw new Error(`${table}: Native and JSON chunks in one block`);
+  if (native) {
+    return { columns: COLUMNS[table], body: nativeBlock(nativeColumnsOf(table), chunks as ReadonlyArray<Required<RowChunk>>), rows, format: 'Native' };
+  }
+  const body = chunks.length === 1 ? Buffer.from(chunks[0]!.data.buffer, chunks[0]!.data.byteOffset, chunks[0]!.data.byteLength) : Buffer.concat(chunks.map((c) => c.data));
+  return { columns: COLUMNS[table], body, rows, format: 'JSONCompactEachRow' };
+}

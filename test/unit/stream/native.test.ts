@@ -1,0 +1,86 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns, timeUnits } from '../../../stream/native.js';
+import { COLUMNS } from '../../../stream/rows.js';
+import { encodeTables } from '../../../stream/row-bytes.js';
+
+const events = nativeColumns('events', COLUMNS.events);
+const row = (over: Record<string, unknown> = {}) => ({
+  tenant_id: 't', event_time: '2025-06-01T10:00:00.123Z', event_id: 'e1', receive_time: '2025-06-01T10:00:01Z', agent: 'claude-code', source: 'logs',
+  type: 'tool_call', name: 'x', conversation_id: 'c', sequence: 3, attributes: { a: '1', 'ключ': 'значение' }, resource: {}, facets: '{}',
+  input_tokens: 2 ** 40, cost_usd: 0.25, success: -1, duration_ms: 12.5, message_id: 'm'.repeat(300), ...over,
+});
+
+test('times: canonical UTC text to units of the column scale; anything else is not taken', () => {
+  assert.is(timeUnits('1970-01-01T00:00:00Z', 3), 0);
+  assert.is(timeUnits('2025-06-01T10:00:00.123Z', 3), Date.UTC(2025, 5, 1, 10, 0, 0, 123));
+  assert.is(timeUnits('2025-06-01T10:00:00.5Z', 3), Date.UTC(2025, 5, 1, 10, 0, 0, 500));
+  assert.is(timeUnits('2025-06-01T10:00:00.123456Z', 6), Date.UTC(2025, 5, 1, 10) * 1000 + 123456);
+  assert.is(timeUnits('2024-02-29T00:00:00Z', 3), Date.UTC(2024, 1, 29));
+  for (const bad of [
+    '2025-02-29T00:00:00Z', // not a leap year
+    '2025-02-30T10:00:00.000Z', // JavaScript rolls it over to 2 March
+    '2100-02-29T00:00:00Z',
+    '2025-13-01T00:00:00Z',
+    '2025-06-01T24:00:00Z',
+    '2025-06-01T10:60:00Z',
+    '2025-06-01T10:00:00.1234Z', // more digits than the scale
+    '2025-06-01T10:00:00.Z',
+    '2025-06-01 10:00:00Z',
+    '2025-06-01T10:00:00+02:00',
+    '2025-06-01T10:00:00',
+    '1969-12-31T23:59:59Z',
+    '2262-01-01T00:00:00Z',
+    '2025-0a-01T00:00:00Z',
+  ]) {
+    assert.is(timeUnits(bad, 3), undefined, bad);
+  }
+});
+
+test('a chunk reads back as the values it was made of, and chunks concatenate into one block', () => {
+  const a = [row(), row({ event_id: 'e2', attributes: {}, success: 1, name: 'ünïcode 😀', conversation_id: '' })];
+  const b = [row({ event_id: 'e3', sequence: 0, cost_usd: -0, attributes: { k: 'v'.repeat(200) } })];
+  const ca = encodeNativeChunk(events, a)!;
+  const cb = encodeNativeChunk(events, b)!;
+  assert.ok(ca && cb);
+  assert.is(ca.lens.length, events.length + 4, 'one stream per column, three per map');
+  const rows = decodeNativeBlock(nativeBlock(events, [{ rows: 2, ...ca }, { rows: 1, ...cb }]));
+  assert.is(rows.length, 3);
+  assert.equal(rows.map((r) => r.event_id), ['e1', 'e2', 'e3']);
+  assert.is(rows[0]!.event_time, '2025-06-01T10:00:00.123Z');
+  assert.is(rows[0]!.receive_time, '2025-06-01T10:00:01.000Z');
+  assert.equal(rows[0]!.attributes, { a: '1', 'ключ': 'значение' });
+  assert.equal(rows[1]!.attributes, {});
+  assert.equal(rows[2]!.attributes, { k: 'v'.repeat(200) });
+  assert.is(rows[1]!.name, 'ünïcode 😀');
+  assert.is(rows[0]!.message_id, 'm'.repeat(300));
+  assert.is(rows[0]!.input_tokens, 2 ** 40);
+  assert.is(rows[0]!.success, -1);
+  assert.is(rows[1]!.success, 1);
+  assert.is(Object.is(rows[2]!.cost_usd, -0), false, '-0 is stored as 0, as its JSON text is');
+  assert.is(rows[2]!.trace_id, '', 'an absent value is the type zero');
+});
+
+test('a value with no exact Native form refuses the chunk (its rows go as JSON lines)', () => {
+  for (const [what, over] of [
+    ['a number in a string column', { event_id: 5 }],
+    ['an object in a string column', { facets: { a: 1 } }],
+    ['a fraction in an integer column', { sequence: 1.5 }],
+    ['a negative UInt64', { input_tokens: -1 }],
+    ['an unsafe integer', { input_tokens: 2 ** 60 }],
+    ['an Int8 out of range', { success: 200 }],
+    ['NaN', { cost_usd: NaN }],
+    ['a time JavaScript would roll over', { event_time: '2025-02-30T10:00:00.000Z' }],
+    ['a time as a number', { event_time: 1_700_000_000_000 }],
+    ['an array as a map', { attributes: ['a'] }],
+    ['a non-string map value', { attributes: { a: 1 } }],
+  ] as const) {
+    assert.is(encodeNativeChunk(events, [row(), row(over as Record<string, unknown>)]), undefined, what);
+  }
+  const { tables } = encodeTables({ events: [row(), row({ event_time: '2025-07-01T00:00:00Z' }), row({ event_id: 'bad', sequence: 0.5, event_time: '2025-08-01T00:00:00Z' })] });
+  assert.is(tables.events!.length, 3, 'one chunk per month');
+  assert.ok(tables.events!.every((c) => !c.lens), 'one refused value: every month of the message as JSON lines');
+  assert.ok(encodeTables({ events: [row()] }).tables.events!.every((c) => c.lens), 'otherwise Native');
+});
+
+test.run();
