@@ -325,45 +325,67 @@ export interface NativeChunk {
 
 /** One Native block of `chunks` (their rows in order): a header, then each column's streams concatenated. */
 export function nativeBlock(columns: readonly NativeColumn[], chunks: readonly NativeChunk[]): Buffer {
-  const head = new Writer();
   let rows = 0;
-  for (const ch of chunks) rows += ch.rows;
+  let size = 20;
+  for (const ch of chunks) {
+    rows += ch.rows;
+    size += ch.data.byteLength;
+  }
+  for (const c of columns) size += 20 + 3 * (c.name.length + c.wire.length);
+  head.pos = 0;
   head.varint(columns.length);
   head.varint(rows);
-  let size = 0;
-  for (const ch of chunks) size += ch.data.byteLength;
-  for (const c of columns) size += 20 + c.name.length + c.wire.length;
-  const out = Buffer.allocUnsafe(size + head.pos);
-  let pos = head.buf.copy(out, 0, 0, head.pos);
+  for (const c of columns) {
+    head.string(c.name);
+    head.string(c.wire);
+  }
+  // the header of every column, written once: names and types are copied from here
+  const out = Buffer.allocUnsafe(size);
+  let pos = 0;
+  let hp = 0;
+  const copyHead = (n: number) => {
+    head.buf.copy(out, pos, hp, hp + n);
+    pos += n;
+    hp += n;
+  };
+  copyHead(head.buf[0]! < 0x80 ? 1 : varintLength(columns.length));
+  copyHead(varintLength(rows));
   const at = new Uint32Array(chunks.length);
   let stream = 0;
   for (const c of columns) {
-    const name = new Writer();
-    name.string(c.name);
-    name.string(c.wire);
-    pos += name.buf.copy(out, pos, 0, name.pos);
+    copyHead(stringLength(c.name) + stringLength(c.wire));
     for (let s = 0; s < c.streams; s++, stream++) {
       // the sizes of a map become offsets running over the whole block
+      const sizes = c.kind === 'map' && s === 0;
       let offset = 0;
       for (let i = 0; i < chunks.length; i++) {
         const ch = chunks[i]!;
         const len = ch.lens[stream]!;
         const from = at[i]!;
-        if (c.kind === 'map' && s === 0) {
-          const view = Buffer.from(ch.data.buffer, ch.data.byteOffset + from, len);
-          for (let k = 0; k < len; k += 8) {
-            offset += view.readUInt32LE(k) + view.readUInt32LE(k + 4) * 4294967296;
-            out.writeUInt32LE(offset >>> 0, pos + k);
-            out.writeUInt32LE(Math.floor(offset / 4294967296), pos + k + 4);
+        const src = ch.data;
+        if (sizes) {
+          for (let k = from; k < from + len; k += 8, pos += 8) {
+            offset += (src[k]! | (src[k + 1]! << 8) | (src[k + 2]! << 16)) + src[k + 3]! * 0x1000000 + (src[k + 4]! | (src[k + 5]! << 8)) * 4294967296;
+            out.writeUInt32LE(offset >>> 0, pos);
+            out.writeUInt32LE(Math.floor(offset / 4294967296), pos + 4);
           }
-        } else out.set(ch.data.subarray(from, from + len), pos);
-        pos += len;
+        } else {
+          out.set(src.subarray(from, from + len), pos);
+          pos += len;
+        }
         at[i] = from + len;
       }
     }
   }
   return out.subarray(0, pos);
 }
+
+const head = new Writer(4096);
+const varintLength = (v: number) => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);
+const stringLength = (s: string) => {
+  const n = Buffer.byteLength(s, 'utf8');
+  return varintLength(n) + n;
+};
 
 class Reader {
   pos = 0;
