@@ -7,11 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../../core/config.js';
-import { createStore, type Store } from '../../../core/clickhouse.js';
-import { migrate } from '../../../core/migrations.js';
+import type { Store } from '../../../core/clickhouse.js';
 import { runPipeline } from '../../../ingest/pipeline.js';
 import { withDefaults } from '../../../stream/batch.js';
 import { encodeNativeChunk, nativeBlock, COLUMN_TYPES } from '../../../stream/native.js';
@@ -20,31 +16,16 @@ import { jsonLines, nativeColumnsOf } from '../../../stream/row-bytes.js';
 import { buildPool } from '../../../bench/lib/pool.js';
 import type { IngestEvent } from '../../../schemas/events.js';
 import { dataPath } from '../../helpers/shared.js';
-import { tempDir } from '../../helpers/tmp.js';
+import { bothStores, type BothStores } from '../../helpers/ch-http.js';
 
-let child: ChildProcess | undefined;
-const stores: Array<{ name: string; store: Store }> = [];
+let both: BothStores;
+let stores: BothStores['stores'] = [];
 
 test.before(async () => {
-  const file = fileURLToPath(new URL('../../helpers/ch-http-child.js', import.meta.url));
-  child = spawn(process.execPath, [file, tempDir()], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /port (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child!.once('exit', (code) => reject(new Error(`engine process exited ${code}`)));
-  });
-  stores.push({ name: 'embedded', store: createStore(loadConfig({ DATA_DIR: tempDir() })) });
-  stores.push({ name: 'server', store: createStore(loadConfig({ DATA_DIR: tempDir(), CLICKHOUSE_URL: `http://127.0.0.1:${port}` })) });
-  for (const s of stores) await migrate(s.store);
+  both = await bothStores();
+  stores = both.stores;
 });
-test.after(async () => {
-  for (const s of stores) await s.store.close();
-  child?.kill('SIGTERM');
-});
+test.after(() => both.close());
 
 /** Rows per message, per table, of `count` bench events and the OTLP examples. */
 function messages(count: number): Array<Partial<Record<TableName, Record<string, unknown>[]>>> {

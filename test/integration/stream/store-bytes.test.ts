@@ -7,11 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../../core/config.js';
-import { createStore, FILE_INSERT_MIN_BYTES, isTransientClickHouseError, type Store } from '../../../core/clickhouse.js';
-import { migrate } from '../../../core/migrations.js';
+import { FILE_INSERT_MIN_BYTES, isTransientClickHouseError, type Store } from '../../../core/clickhouse.js';
 import { createLogger } from '../../../core/log.js';
 import { createMetrics } from '../../../core/metrics.js';
 import { decodeMessage, splitMessage } from '../../../stream/batch.js';
@@ -20,36 +16,16 @@ import { streamMetrics } from '../../../stream/metrics.js';
 import { TABLES } from '../../../stream/rows.js';
 import type { TableBytes } from '../../../stream/row-bytes.js';
 import { batchOf, conversationEvents, messageEvent } from '../../helpers/events.js';
-import { tempDir } from '../../helpers/tmp.js';
+import { bothStores, type BothStores } from '../../helpers/ch-http.js';
 
-let child: ChildProcess | undefined;
-const stores: Array<{ name: string; store: Store }> = [];
-
-async function startHttpEngine(): Promise<string> {
-  const file = fileURLToPath(new URL('../../helpers/ch-http-child.js', import.meta.url));
-  child = spawn(process.execPath, [file, tempDir()], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child!.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /port (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child!.once('exit', (code) => reject(new Error(`engine process exited ${code}`)));
-  });
-  return `http://127.0.0.1:${port}`;
-}
+let both: BothStores;
+let stores: BothStores['stores'] = [];
 
 test.before(async () => {
-  const url = await startHttpEngine();
-  stores.push({ name: 'embedded', store: createStore(loadConfig({ DATA_DIR: tempDir() })) });
-  stores.push({ name: 'server', store: createStore(loadConfig({ DATA_DIR: tempDir(), CLICKHOUSE_URL: url })) });
-  for (const s of stores) await migrate(s.store);
+  both = await bothStores();
+  stores = both.stores;
 });
-test.after(async () => {
-  for (const s of stores) await s.store.close();
-  child?.kill('SIGTERM');
-});
+test.after(() => both.close());
 
 const decoded = (events: Parameters<typeof batchOf>[0]) => {
   const r = decodeMessage(JSON.stringify(batchOf(events)));
