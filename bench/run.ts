@@ -115,7 +115,7 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   if (!o.skip.has('drain')) {
     real ??= realRows(mixed.requests);
     drain = await measureStreamDrain(base.nats.url, base.dataDir, real, o.quick ? 2 : 5, log);
-    log(`stream drain alone: ${drain.missing ?? `${drain.events_per_s} events/s over ${drain.events} events (${drain.seconds} s), ${drain.cpu_s_per_million} CPU-s per M events${drain.events_inserts ? `, ${drain.events_inserts.count} events inserts of ${drain.events_inserts.mean_rows} rows, inserts ${drain.events_inserts.insert_seconds} s` : ''}${drain.with_analysis ? `; with the analyses done ${drain.with_analysis.seconds} s, ${drain.with_analysis.cpu_s_per_million} CPU-s per M events` : ''}`}`);
+    log(`stream drain alone: ${drain.missing ?? `${drain.events_per_s} events/s over ${drain.events} events (${drain.seconds} s), ${drain.cpu_s_per_million} CPU-s per M events${drain.events_inserts ? `, ${drain.events_inserts.count} events inserts of ${drain.events_inserts.mean_rows} rows, inserts ${drain.events_inserts.insert_seconds} s` : ''}${drain.with_analysis ? `; with the analyses done ${drain.with_analysis.seconds} s, ${drain.with_analysis.cpu_s_per_million} CPU-s per M events${drain.with_analysis.phases ? ` (${drain.with_analysis.phases.batches} analysis batches: load ${drain.with_analysis.phases.load_s} s, work ${drain.with_analysis.phases.work_s} s, write ${drain.with_analysis.phases.write_s} s)` : ''}` : ''}`}`);
   }
   lap('drain');
   log(`starting the system in-process (${o.quick ? 'quick' : 'full'} run)`);

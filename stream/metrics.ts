@@ -22,6 +22,7 @@ export interface StreamMetrics {
   analyzeJobs: Counter;
   analyzerRuns: Counter;
   analyzeBatch: Histogram;
+  analyzePhase: Histogram;
   analyzeHeld: Gauge;
   analyzeDeferred: Counter;
   analyzeMaxDeferral: Gauge;
@@ -60,6 +61,7 @@ export function streamMetrics(m: Metrics): StreamMetrics {
     analyzeJobs: m.counter('stream_analyze_jobs_total', 'Conversation-changed jobs, by outcome'),
     analyzerRuns: m.counter('stream_analyzer_runs_total', 'Analyzer runs, by analyzer and outcome'),
     analyzeBatch: m.histogram('stream_analyze_batch_conversations', 'Conversations analyzed per batch (one query per tenant)', SIZE_BUCKETS),
+    analyzePhase: m.histogram('stream_analyze_phase_seconds', 'Wall time of each phase of an analysis batch: load (reads), work (analyzers), write (inserts)'),
     analyzeHeld: m.gauge('stream_analyze_held_jobs', 'Analysis jobs due and not yet run: held while the store consumer lags (ANALYZE_DEFER_LAG_MS)'),
     analyzeDeferred: m.counter('stream_analyze_deferred_jobs_total', 'Analysis jobs held past their due time because the store consumer lagged'),
     analyzeMaxDeferral: m.gauge('stream_analyze_max_deferral_seconds', 'Longest time an analysis job ran past its due time after a deferral, since start (bounded by ANALYZE_MAX_DEFER_MS)'),

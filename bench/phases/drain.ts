@@ -24,7 +24,8 @@ export interface DrainResult {
   /** Inserts into `events` during the drain window and their mean size (the sink's batching: each insert is a part to merge). */
   events_inserts?: { count: number; mean_rows: number; insert_seconds: number };
   /** From the first delivery until the analyses of the drained conversations are done as well. */
-  with_analysis?: { seconds: number; cpu_s_per_million: number };
+  /** Until the analyses of the drained conversations are done; `phases`: their batches' wall time by phase. */
+  with_analysis?: { seconds: number; cpu_s_per_million: number; phases?: { batches: number; load_s: number; work_s: number; write_s: number } };
   missing?: string;
 }
 
@@ -80,7 +81,8 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
       const info = await bus.jsm.consumers.info(STREAMS.ANALYZE.name, 'analyze');
       if (info.num_pending === 0 && info.num_ack_pending === 0) {
         const s = (performance.now() - t0) / 1000;
-        withAnalysis = { seconds: Math.round(s * 100) / 100, cpu_s_per_million: Math.round(((processCpuSeconds(pid) - cpu0) / (real.events * rounds)) * 1e6 * 10) / 10 };
+        const phases = await analysisPhases(Number(env.STREAM_PORT)).catch(() => undefined);
+        withAnalysis = { seconds: Math.round(s * 100) / 100, cpu_s_per_million: Math.round(((processCpuSeconds(pid) - cpu0) / (real.events * rounds)) * 1e6 * 10) / 10, ...(phases ? { phases } : {}) };
         break;
       }
       await new Promise((r) => setTimeout(r, 50));
@@ -117,4 +119,14 @@ async function eventsInserts(port: number): Promise<{ count: number; mean_rows: 
   let insertSeconds = 0;
   for (const m of text.matchAll(/^tracehouse_stream_insert_duration_seconds_sum\{[^}]*\} (\S+)$/gm)) insertSeconds += Number(m[1]);
   return { count, mean_rows: Math.round(sum / count), insert_seconds: Math.round(insertSeconds * 100) / 100 };
+}
+
+/** Batches and the seconds of each phase of the analysis batches so far (`stream_analyze_phase_seconds`). */
+async function analysisPhases(port: number): Promise<{ batches: number; load_s: number; work_s: number; write_s: number } | undefined> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (what: string, phase: string) => Number(new RegExp(`^tracehouse_stream_analyze_phase_seconds_${what}\\{phase="${phase}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const batches = value('count', 'load');
+  if (!Number.isFinite(batches)) return undefined;
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return { batches, load_s: r(value('sum', 'load')), work_s: r(value('sum', 'work')), write_s: r(value('sum', 'write')) };
 }

@@ -206,13 +206,22 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     const conversations = [...keys.values()];
     metrics.analyzeBatch.observe({}, conversations.length);
     const loadStartMs = Date.now();
+    let phaseStart = performance.now();
+    const phase = (name: 'load' | 'work' | 'write') => {
+      const now = performance.now();
+      metrics.analyzePhase.observe({ phase: name }, (now - phaseStart) / 1000);
+      phaseStart = now;
+    };
     try {
       const items = await loadWorkItems(opts.store, conversations);
       const known = await categories.known(conversations.map((c) => c.tenantId));
+      phase('load');
       const version = nextVersion();
       const out = await opts.work({ version, items, categories: known });
+      phase('work');
       const categoryRows = categories.rows(out.createdCategories);
       const failures = await writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver, categoryRows });
+      phase('write');
       if (!failures.some((f) => f.analyzer === 'tool-calls')) categories.add(out.createdCategories);
       if (out.toolGroups.length) rollup.poke();
       const failed = new Set(failures.map((f) => `${f.conversationId}\u0000${f.analyzer}`));
