@@ -95,6 +95,8 @@ test('published batches become events, messages, tool calls and an exact convers
   assert.match(m, /tracehouse_stream_inserted_rows_total\{table="events"\} 16/);
   assert.match(m, /tracehouse_stream_freshness_seconds_count/);
   assert.match(m, /tracehouse_stream_consumer_pending_messages\{consumer="store"\} 0/);
+  // the analysis batches that wrote the paired calls above, phase by phase
+  for (const phase of ['load', 'work', 'write']) assert.match(m, new RegExp(`tracehouse_stream_analyze_phase_seconds_count\\{phase="${phase}"\\} [1-9]`), phase);
 });
 
 test.run();
