@@ -78,7 +78,7 @@ export function splitInto(p: Progress, parts: SplitMessage): void {
 
 /**
  * Units split by the format of their rows in `table` (a message's rows of one table are all Native
- * or all JSON lines: stream/rows.ts): Native first, then JSON; one group in the usual case.
+ * or all JSON lines: stream/row-bytes.ts): Native first, then JSON; one group in the usual case.
  */
 export function byFormat(table: TableName, units: readonly Unit[]): Unit[][] {
   const native = units.filter((u) => u.rows[table]![0]!.lens);

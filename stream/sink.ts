@@ -1,6 +1,7 @@
 /**
  * The sink: rows of many messages are batched and inserted into ClickHouse by rows, bytes or time
- * (whichever comes first), one insert per table per batch. Each insert carries an
+ * (whichever comes first), one insert per table per batch (two when some messages' rows had to stay
+ * JSON lines: one per format, stream/native.ts). Each insert carries an
  * `insert_deduplication_token` derived from the units it holds (message ids, or `<id>#<event>`),
  * and the sink remembers which tables already have which message's rows, so a batch retried after
  * a failure inserts nothing twice. Messages are acknowledged only after every table is in.
