@@ -43,6 +43,8 @@ export async function startTestSystem(
     TRACEHOUSE_SECRET: 'test-secret-0123456789abcdef',
     SINK_FLUSH_INTERVAL_MS: '50',
     ANALYZE_DEBOUNCE_MS: '100',
+    // analyses as soon as due: the suites wait for them
+    ANALYZE_BATCH_INTERVAL_MS: '0',
     ...opts.env,
   };
   const config = loadConfig(env);

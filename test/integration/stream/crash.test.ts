@@ -37,7 +37,7 @@ const exited = (c: ChildProcess) => (c.exitCode !== null || c.signalCode !== nul
 
 test.before(async () => {
   nats = await startNats();
-  env = { DATA_DIR: dataDir, NATS_URL: nats.url, LOG_LEVEL: 'warn', SINK_FLUSH_INTERVAL_MS: '200', ANALYZE_DEBOUNCE_MS: '100', STREAM_ACK_WAIT_MS: '2000' };
+  env = { DATA_DIR: dataDir, NATS_URL: nats.url, LOG_LEVEL: 'warn', SINK_FLUSH_INTERVAL_MS: '200', ANALYZE_DEBOUNCE_MS: '100', ANALYZE_BATCH_INTERVAL_MS: '0', STREAM_ACK_WAIT_MS: '2000' };
   bus = await connectBus(nats.url);
   await declareTopology(bus, { replicas: 1, maxDeliver: 5, ackWaitMs: 2000 });
 });
