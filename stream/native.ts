@@ -18,6 +18,7 @@
  * written as U+FFFD, as the repair writes it.
  */
 import type { TableName } from './rows.js';
+import { Reader, stringLength, timeText, timeUnits, varintLength, Writer } from './native-values.js';
 
 /** Each table's column types, in COLUMNS order, as the migrations leave them (a test compares). */
 export const COLUMN_TYPES: Record<TableName, readonly string[]> = {
@@ -82,135 +83,13 @@ export function nativeColumns(table: TableName, names: readonly string[]): Nativ
   });
 }
 
-/** Buffer's own UTF-8 writer, without `write`'s argument handling: bytes written. */
-type Utf8Write = (s: string, offset: number, length: number) => number;
-
-/** A growing byte buffer; the encoder's are reused from call to call (a worker runs one at a time). */
-class Writer {
-  buf: Buffer;
-  pos = 0;
-  constructor(size = 64 * 1024) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-  varint(v: number): void {
-    this.ensure(10);
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v & 0x7f) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    this.buf[this.pos++] = v;
-  }
-  /** Length-prefixed UTF-8 (a lone surrogate is written as U+FFFD, as `toWellFormed` makes it). */
-  string(s: string): void {
-    const chars = s.length;
-    if (chars <= 42) {
-      // at most 126 bytes: a one-byte length, then the text; ASCII copied here (cheaper than a
-      // call into the runtime for a short string)
-      this.ensure(128);
-      const b = this.buf;
-      const at = this.pos + 1;
-      let i = 0;
-      for (; i < chars; i++) {
-        const code = s.charCodeAt(i);
-        if (code >= 0x80) break;
-        b[at + i] = code;
-      }
-      const n = i === chars ? chars : (b as unknown as { utf8Write: Utf8Write }).utf8Write(s, at, 127);
-      b[this.pos] = n;
-      this.pos = at + n;
-      return;
-    }
-    const n = Buffer.byteLength(s, 'utf8');
-    this.varint(n);
-    this.ensure(n);
-    this.pos += (this.buf as unknown as { utf8Write: Utf8Write }).utf8Write(s, this.pos, n);
-  }
-  /** A safe integer as 8 bytes little-endian (two's complement). */
-  int64(v: number): void {
-    this.ensure(8);
-    const b = this.buf;
-    const lo = v >>> 0;
-    const hi = Math.floor(v / 4294967296) | 0;
-    const p = this.pos;
-    b[p] = lo;
-    b[p + 1] = lo >>> 8;
-    b[p + 2] = lo >>> 16;
-    b[p + 3] = lo >>> 24;
-    b[p + 4] = hi;
-    b[p + 5] = hi >>> 8;
-    b[p + 6] = hi >>> 16;
-    b[p + 7] = hi >>> 24;
-    this.pos = p + 8;
-  }
-  f64(v: number): void {
-    this.ensure(8);
-    this.buf.writeDoubleLE(v, this.pos);
-    this.pos += 8;
-  }
-  byte(v: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = v & 0xff;
-  }
-  append(w: Writer): void {
-    this.ensure(w.pos);
-    w.buf.copy(this.buf, this.pos, 0, w.pos);
-    this.pos += w.pos;
-  }
-}
-
-const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** The number written by `len` digits of `s` from `at`, or -1. */
-function digits(s: string, at: number, len: number): number {
-  let v = 0;
-  for (let i = at; i < at + len; i++) {
-    const d = s.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    v = v * 10 + d;
-  }
-  return v;
-}
-
-/**
- * Units of 10^-scale s since the epoch of a canonical `YYYY-MM-DDThh:mm:ss[.f…]Z` time (fraction
- * of at most `scale` digits, a real calendar day, years 1970–2261), or undefined for any other text.
- */
-export function timeUnits(s: string, scale: number): number | undefined {
-  const len = s.length;
-  if (len < 20 || s.charCodeAt(len - 1) !== 90 /* Z */) return undefined;
-  if (s[4] !== '-' || s[7] !== '-' || s[10] !== 'T' || s[13] !== ':' || s[16] !== ':') return undefined;
-  const y = digits(s, 0, 4);
-  const mo = digits(s, 5, 2);
-  const d = digits(s, 8, 2);
-  const h = digits(s, 11, 2);
-  const mi = digits(s, 14, 2);
-  const sec = digits(s, 17, 2);
-  let frac = 0;
-  if (len > 20) {
-    const places = len - 21;
-    if (s[19] !== '.' || places < 1 || places > scale) return undefined;
-    frac = digits(s, 20, places);
-    if (frac < 0) return undefined;
-    frac *= 10 ** (scale - places);
-  }
-  if (y < 1970 || y > 2261 || mo < 1 || mo > 12 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return undefined;
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (d < 1 || d > (mo === 2 && leap ? 29 : DAYS[mo - 1]!)) return undefined;
-  const units = (Date.UTC(y, mo - 1, d, h, mi, sec) / 1000) * 10 ** scale + frac;
-  return units <= Number.MAX_SAFE_INTEGER ? units : undefined;
-}
-
 const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const main = new Writer();
 const keys = new Writer();
 const values = new Writer();
+/** The header of a block: every column's name and type, written once per block. */
+const head = new Writer(4096);
 
 /** Writes one column of `rows`; false when a value has no exact Native form. */
 function writeColumn(w: Writer, c: NativeColumn, rows: readonly Record<string, unknown>[], lens: number[]): boolean {
@@ -348,7 +227,7 @@ export function nativeBlock(columns: readonly NativeColumn[], chunks: readonly N
     pos += n;
     hp += n;
   };
-  copyHead(head.buf[0]! < 0x80 ? 1 : varintLength(columns.length));
+  copyHead(varintLength(columns.length));
   copyHead(varintLength(rows));
   const at = new Uint32Array(chunks.length);
   let stream = 0;
@@ -378,47 +257,6 @@ export function nativeBlock(columns: readonly NativeColumn[], chunks: readonly N
     }
   }
   return out.subarray(0, pos);
-}
-
-const head = new Writer(4096);
-const varintLength = (v: number) => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);
-const stringLength = (s: string) => {
-  const n = Buffer.byteLength(s, 'utf8');
-  return varintLength(n) + n;
-};
-
-class Reader {
-  pos = 0;
-  constructor(readonly buf: Buffer) {}
-  varint(): number {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const b = this.buf[this.pos++]!;
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 128;
-    }
-  }
-  string(): string {
-    const n = this.varint();
-    const s = this.buf.toString('utf8', this.pos, this.pos + n);
-    this.pos += n;
-    return s;
-  }
-  int64(): number {
-    const v = this.buf.readUInt32LE(this.pos) + this.buf.readInt32LE(this.pos + 4) * 4294967296;
-    this.pos += 8;
-    return v;
-  }
-}
-
-/** Renders time units as the canonical text they were read from (tests, diagnostics). */
-function timeText(units: number, scale: number): string {
-  const per = 10 ** scale;
-  const seconds = Math.floor(units / per);
-  const frac = scale ? `.${String(units - seconds * per).padStart(scale, '0')}` : '';
-  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}${frac}Z`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns, timeUnits } from '../../../stream/native.js';
+import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns } from '../../../stream/native.js';
+import { timeUnits } from '../../../stream/native-values.js';
 import { COLUMNS } from '../../../stream/rows.js';
 import { encodeTables } from '../../../stream/row-bytes.js';
 
