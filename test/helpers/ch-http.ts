@@ -3,6 +3,7 @@
  * beside an embedded store: the two store implementations a byte-path test runs its scenarios on.
  */
 import { spawn } from 'node:child_process';
+import type { Test } from 'uvu';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../core/config.js';
 import { createStore, type Store } from '../../core/clickhouse.js';
@@ -39,4 +40,14 @@ export async function bothStores(): Promise<BothStores> {
       child.kill('SIGTERM');
     },
   };
+}
+
+/** Both stores for a suite: started before its tests, closed after; `storeOf(name)` once started. */
+export function useBothStores(suite: Test): (name: 'embedded' | 'server') => Store {
+  let both: BothStores | undefined;
+  suite.before(async () => {
+    both = await bothStores();
+  });
+  suite.after(() => both?.close());
+  return (name) => both!.stores.find((s) => s.name === name)!.store;
 }

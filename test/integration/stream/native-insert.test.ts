@@ -16,16 +16,9 @@ import { jsonLines, nativeColumnsOf } from '../../../stream/row-bytes.js';
 import { buildPool } from '../../../bench/lib/pool.js';
 import type { IngestEvent } from '../../../schemas/events.js';
 import { dataPath } from '../../helpers/shared.js';
-import { bothStores, type BothStores } from '../../helpers/ch-http.js';
+import { useBothStores } from '../../helpers/ch-http.js';
 
-let both: BothStores;
-let stores: BothStores['stores'] = [];
-
-test.before(async () => {
-  both = await bothStores();
-  stores = both.stores;
-});
-test.after(() => both.close());
+const storeNamed = useBothStores(test);
 
 /** Rows per message, per table, of `count` bench events and the OTLP examples. */
 function messages(count: number): Array<Partial<Record<TableName, Record<string, unknown>[]>>> {
@@ -66,9 +59,9 @@ const dump = async (store: Store, db: string, table: TableName) => {
   return (await store.query<{ r: string }>(`SELECT toJSONString(tuple(${cols})) AS r FROM ${db}.${table} ORDER BY r`)).map((x) => x.r);
 };
 
-for (const which of ['embedded', 'server']) {
+for (const which of ['embedded', 'server'] as const) {
   test(`${which}: Native blocks of per-message chunks store exactly what JSON lines store, in every table`, async () => {
-    const store = stores.find((s) => s.name === which)!.store;
+    const store = storeNamed(which);
     for (const db of ['via_json', 'via_native']) {
       await store.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
       for (const t of TABLES) await store.command(`CREATE TABLE IF NOT EXISTS ${db}.${t} AS {{db}}.${t}`);
@@ -91,7 +84,7 @@ for (const which of ['embedded', 'server']) {
 }
 
 test('the column types the encoder writes are the tables\' own after every migration', async () => {
-  const store = stores[0]!.store;
+  const store = storeNamed('embedded');
   for (const t of TABLES) {
     const rows = await store.query<{ name: string; type: string }>(`SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}`, { db: store.database, t });
     const types = new Map(rows.map((r) => [r.name, r.type]));

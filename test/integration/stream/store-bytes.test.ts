@@ -16,16 +16,9 @@ import { streamMetrics } from '../../../stream/metrics.js';
 import { TABLES } from '../../../stream/rows.js';
 import type { TableBytes } from '../../../stream/row-bytes.js';
 import { batchOf, conversationEvents, messageEvent } from '../../helpers/events.js';
-import { bothStores, type BothStores } from '../../helpers/ch-http.js';
+import { useBothStores } from '../../helpers/ch-http.js';
 
-let both: BothStores;
-let stores: BothStores['stores'] = [];
-
-test.before(async () => {
-  both = await bothStores();
-  stores = both.stores;
-});
-test.after(() => both.close());
+const storeNamed = useBothStores(test);
 
 const decoded = (events: Parameters<typeof batchOf>[0]) => {
   const r = decodeMessage(JSON.stringify(batchOf(events)));
@@ -44,8 +37,8 @@ async function insertAll(store: Store, tables: TableBytes, token: string) {
   }
 }
 
-for (const which of ['embedded', 'server']) {
-  const storeOf = () => stores.find((s) => s.name === which)!.store;
+for (const which of ['embedded', 'server'] as const) {
+  const storeOf = () => storeNamed(which);
 
   test(`${which}: pre-serialized rows are stored with their values; the same token twice stores them once`, async () => {
     const store = storeOf();
