@@ -11,7 +11,7 @@ export const TABLES = ['events', 'spans', 'messages', 'tool_calls'] as const;
 export type TableName = (typeof TABLES)[number];
 export type TableRows = Partial<Record<TableName, Record<string, unknown>[]>>;
 
-/** Column order of each table's JSONCompactEachRow text: every key the row functions below produce. */
+/** Column order of each table's insert bytes (Native blocks, JSON lines): every key the row functions below produce. */
 export const COLUMNS: Record<TableName, readonly string[]> = {
   events: [
     'tenant_id', 'event_time', 'event_id', 'receive_time', 'agent', 'source', 'type', 'name', 'conversation_id', 'user_id', 'environment',

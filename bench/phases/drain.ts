@@ -23,8 +23,7 @@ export interface DrainResult {
   cpu_s_per_million: number;
   /** Inserts into `events` during the drain window and their mean size (the sink's batching: each insert is a part to merge). */
   events_inserts?: { count: number; mean_rows: number; insert_seconds: number };
-  /** From the first delivery until the analyses of the drained conversations are done as well. */
-  /** Until the analyses of the drained conversations are done; `phases`: their batches' wall time by phase. */
+  /** From the first delivery until the analyses of the drained conversations are done as well; `phases`: their batches' wall time by phase. */
   with_analysis?: { seconds: number; cpu_s_per_million: number; phases?: { batches: number; load_s: number; work_s: number; write_s: number } };
   missing?: string;
 }
