@@ -42,9 +42,12 @@ test('item 1: a lone surrogate is repaired before the 200; its neighbour and its
   assert.is(r.status, 200, r.text);
   assert.is(r.body.count, 3);
   assert.is(await stored(r.body.results.map((x: { eventId: string }) => x.eventId)), 3);
-  const rows = await query<{ message_id: string; content: string; metadata: string }>(
-    "SELECT message_id, content, metadata FROM {{db}}.messages FINAL WHERE conversation_id = 'sur-1' ORDER BY message_id",
-  );
+  // each table is its own insert: the events rows can be visible a moment before the messages rows
+  const sql = "SELECT message_id, content, metadata FROM {{db}}.messages FINAL WHERE conversation_id = 'sur-1' ORDER BY message_id";
+  const rows = (await eventually(async () => {
+    const got = await query<{ message_id: string; content: string; metadata: string }>(sql);
+    return got.length === 3 ? got : undefined;
+  })) ?? [];
   assert.equal(rows.map((m) => [m.message_id, m.content]), [
     ['s1', 'lone \uFFFD high'],
     ['s2', 'the neighbour'],
