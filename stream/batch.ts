@@ -4,8 +4,9 @@
  */
 import type { IngestBatch, IngestEvent } from '../schemas/events.js';
 import { TENANT_PATTERN } from '../schemas/subjects.js';
-import { eventsToRows, TABLES, type TableRows } from './rows.js';
+import { eventsToRows } from './rows.js';
 import { encodeTables, type TableBytes } from './row-bytes.js';
+import { timeUnits } from './native-values.js';
 
 /** A decoded message: its rows as insert-ready bytes per table, and what the sink needs to know. */
 export interface DecodedRows {
@@ -23,14 +24,17 @@ export type DecodeResult = { kind: 'ok'; output: DecodedRows; events: number } |
 
 const REQUIRED_STRINGS = ['event_id', 'tenant_id', 'type', 'event_time', 'receive_time'] as const;
 
+/** A time `Date.parse` reads; the canonical form the edge writes is recognized without it (cheaper). */
+const isTimestamp = (s: string): boolean => timeUnits(s, 3) !== undefined || !Number.isNaN(Date.parse(s));
+
 /** Why an event cannot be stored, or undefined when it can. */
 export function invalidEvent(e: unknown, tenant: string): string | undefined {
   if (!e || typeof e !== 'object' || Array.isArray(e)) return 'event is not an object';
   const ev = e as Record<string, unknown>;
   for (const k of REQUIRED_STRINGS) if (typeof ev[k] !== 'string' || ev[k] === '') return `event.${k} is missing or not a string`;
   if (ev.tenant_id !== tenant) return `event.tenant_id "${String(ev.tenant_id)}" differs from the batch tenant`;
-  if (Number.isNaN(Date.parse(ev.event_time as string))) return `event.event_time "${String(ev.event_time)}" is not a timestamp`;
-  if (Number.isNaN(Date.parse(ev.receive_time as string))) return `event.receive_time is not a timestamp`;
+  if (!isTimestamp(ev.event_time as string)) return `event.event_time "${String(ev.event_time)}" is not a timestamp`;
+  if (!isTimestamp(ev.receive_time as string)) return `event.receive_time is not a timestamp`;
   if (ev.type === 'message' && (!ev.message || typeof (ev.message as { message_id?: unknown }).message_id !== 'string')) return 'message event without message.message_id';
   return undefined;
 }
@@ -71,39 +75,12 @@ export function withDefaults(e: IngestEvent): IngestEvent {
   return e;
 }
 
-type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
-
-/**
- * The store refuses a string holding half of a surrogate pair. The edge repairs what it receives
- * (docs/ingestion.md), but a transform that cuts text by UTF-16 units can split a pair it was given
- * whole; such a value is repaired here to U+FFFD rather than failing the insert of the batch.
- * Only top-level string columns are checked: map keys and values come from the edge unchanged.
- */
-export function repairRows(rows: TableRows): number {
-  let repaired = 0;
-  for (const t of TABLES) {
-    const list = rows[t];
-    if (!list) continue;
-    for (const row of list) {
-      for (const k in row) {
-        const v = row[k];
-        if (typeof v === 'string' && !(v as unknown as WellFormed).isWellFormed()) {
-          row[k] = (v as unknown as WellFormed).toWellFormed();
-          repaired++;
-        }
-      }
-    }
-  }
-  return repaired;
-}
-
 /** Parses, validates and transforms one message body. Pure: used by the Piscina task. */
 export function decodeMessage(data: Uint8Array | string): DecodeResult {
   const p = parseBatch(data);
   if (p.kind === 'poison') return p;
   const events = p.batch.events.map(withDefaults);
   const t = eventsToRows(events);
-  repairRows(t.rows);
   const { tables, bytes } = encodeTables(t.rows);
   return { kind: 'ok', output: { tables, conversations: t.conversations, receivedAtMs: t.receivedAtMs, rowCount: t.rowCount, bytes }, events: events.length };
 }
@@ -134,7 +111,6 @@ export function splitMessage(data: Uint8Array | string): SplitMessage | { kind: 
   const events = p.batch.events.map((e, index) => {
     const json = JSON.stringify(e);
     const { rows } = eventsToRows([withDefaults(e)]);
-    repairRows(rows);
     return { index, eventId: e.event_id, rows: encodeTables(rows).tables, json };
   });
   return { tenant: p.batch.tenant_id, source: String(p.batch.source ?? ''), requestId: String(p.batch.request_id ?? ''), events };

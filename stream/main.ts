@@ -7,6 +7,7 @@ import type { DecodeResult } from './batch.js';
 import { streamMetrics } from './metrics.js';
 import { createSink, type InsertFn } from './sink.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
+import { createGroupedDecoder, type DecodeFailure } from './decode-groups.js';
 import { startStatusResponder } from './status-responder.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
 import type { Store } from '../core/clickhouse.js';
@@ -36,7 +37,11 @@ export interface StreamOptions {
   retryDeadlineMs?: number;
 }
 
-/** Tasks queued in the pool beyond its threads; pulls stop when the queue is full. */
+/**
+ * Tasks queued in the pool beyond its threads. The decoder holds at most
+ * `threads × (TASKS_PER_THREAD + QUEUE_PER_THREAD)` messages and a task carries one or more, so
+ * the queue never fills; pulls stop when the decoder has no room.
+ */
 const QUEUE_PER_THREAD = 64;
 /**
  * Tasks handed to a decode thread at once. With one, each next task waits for the main thread to
@@ -68,15 +73,17 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     maxThreads: 1,
     idleTimeout: 60_000,
   });
+  // messages the pool holds at once; a task carries the messages of one turn (decode-groups.ts)
   const capacity = threads * (TASKS_PER_THREAD + QUEUE_PER_THREAD);
-  let tasks = 0;
-  const poolDecoder: Decoder = {
-    decode(data) {
-      tasks++;
-      return (pool.run({ data }) as Promise<DecodeResult>).finally(() => tasks--);
+  const poolDecoder: Decoder = createGroupedDecoder({
+    capacity,
+    run(messages) {
+      // a message's bytes are a view into the connection's read buffer (64 KiB and more): a
+      // structured clone would copy all of it per message; exact copies are moved to the thread
+      const own = messages.map((m) => Uint8Array.prototype.slice.call(m) as Uint8Array);
+      return pool.run({ messages: own }, { transferList: own.map((o) => o.buffer as ArrayBuffer) }) as Promise<Array<DecodeResult | DecodeFailure>>;
     },
-    room: () => capacity - tasks,
-  };
+  });
   const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
   const poolWork = (input: WorkInput) => analysisPool.run(input) as Promise<WorkOutput>;
 

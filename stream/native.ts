@@ -11,13 +11,14 @@
  *
  * A value is encoded only where its Native bytes are exactly what the engine would store from its
  * JSON text: strings, integers in range, finite floats, times in the canonical
- * `YYYY-MM-DDThh:mm:ss[.fff]Z` form of a real calendar day, maps of strings. Any other value makes
+ * `YYYY-MM-DDThh:mm:ss[.fff]Z` form of a real calendar day, maps (a value that is not a string
+ * written as its JSON text, as `stringMap` makes it for JSON lines). Any other value makes
  * the message's rows of that table fall back to JSON lines, so the engine decides on them as
- * before (a time it refuses still dead-letters its event alone). Strings reach the encoder
- * well-formed (the edge and `repairRows` see to it); were one not, its lone surrogate would be
- * written as U+FFFD, as the repair writes it.
+ * before (a time it refuses still dead-letters its event alone). A string holding a lone surrogate
+ * is written with U+FFFD in its place, as `repairStrings` repairs it for JSON lines.
  */
-import type { TableName } from './rows.js';
+import { setOwn } from '../core/own.js';
+import { toText, type TableName } from './rows.js';
 import { Reader, stringLength, timeText, timeUnits, varintLength, Writer } from './native-values.js';
 
 /** Each table's column types, in COLUMNS order, as the migrations leave them (a test compares). */
@@ -167,11 +168,11 @@ function writeColumn(w: Writer, c: NativeColumn, rows: readonly Record<string, u
         }
         if (!isPlain(v)) return false;
         let count = 0;
+        // a value that is not a string is stored as its JSON text (stringMap's rule)
         for (const k in v) {
           const x = v[k];
-          if (typeof x !== 'string') return false;
           keys.string(k);
-          values.string(x);
+          values.string(typeof x === 'string' ? x : toText(x));
           count++;
         }
         w.int64(count);
@@ -281,7 +282,7 @@ export function decodeNativeBlock(body: Buffer): Record<string, unknown>[] {
       let k = 0;
       for (let i = 0; i < nrows; i++) {
         const m: Record<string, string> = {};
-        for (; k < offsets[i]!; k++) m[keys[k]!] = r.string();
+        for (; k < offsets[i]!; k++) setOwn(m, keys[k]!, r.string());
         out[i]![name] = m;
       }
       continue;

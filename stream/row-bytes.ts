@@ -3,7 +3,7 @@
  * as Native chunks or JSONCompactEachRow lines (stream/native.ts says which and why).
  */
 import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns, type NativeColumn } from './native.js';
-import { COLUMNS, PARTITION_COLUMN, TABLES, type TableName, type TableRows } from './rows.js';
+import { COLUMNS, PARTITION_COLUMN, stringMap, TABLES, type TableName, type TableRows } from './rows.js';
 import type { InsertFormat } from '../core/clickhouse.js';
 
 /**
@@ -27,16 +27,42 @@ const NATIVE = Object.fromEntries(TABLES.map((t) => [t, nativeColumns(t, COLUMNS
 /** The Native columns of a table, in COLUMNS order. */
 export const nativeColumnsOf = (table: TableName): readonly NativeColumn[] => NATIVE[table];
 
-/** JSONCompactEachRow lines of `rows`: an absent value is null, which inserts the column default. */
+/**
+ * JSONCompactEachRow lines of `rows`: an absent value is null, which inserts the column default; a
+ * map column's values that are not strings are written as their JSON text (`stringMap`).
+ */
 export function jsonLines(table: TableName, rows: readonly Record<string, unknown>[]): Uint8Array {
   const cols = COLUMNS[table];
+  const maps = NATIVE[table].map((c) => c.kind === 'map');
   let text = '';
   for (const r of rows) {
     const a = new Array(cols.length);
-    for (let c = 0; c < cols.length; c++) a[c] = r[cols[c]!] ?? null;
+    for (let c = 0; c < cols.length; c++) {
+      const v = r[cols[c]!] ?? null;
+      a[c] = maps[c] && v !== null && typeof v === 'object' ? stringMap(v as Record<string, unknown>) : v;
+    }
     text += JSON.stringify(a) + '\n';
   }
   return utf8.encode(text);
+}
+
+type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * The store refuses a string holding half of a surrogate pair. The edge repairs what it receives
+ * (docs/ingestion.md), but a transform that cuts text by UTF-16 units can split a pair it was given
+ * whole; such a value becomes U+FFFD rather than failing the insert of the batch. A Native chunk
+ * needs no pass of its own: its UTF-8 writer writes a lone surrogate as U+FFFD. Only top-level
+ * string columns are repaired: map keys and values come from the edge unchanged.
+ */
+function repairStrings(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  for (const row of rows) {
+    for (const k in row) {
+      const v = row[k];
+      if (typeof v === 'string' && !(v as unknown as WellFormed).isWellFormed()) row[k] = (v as unknown as WellFormed).toWellFormed();
+    }
+  }
+  return rows;
 }
 
 /**
@@ -68,7 +94,7 @@ export function encodeTables(rows: TableRows): { tables: TableBytes; bytes: numb
       if (!n) break;
       native.push({ month, rows: group.length, data: n.data, lens: n.lens });
     }
-    const chunks = native.length === byMonth.size ? native : [...byMonth].map(([month, group]) => ({ month, rows: group.length, data: jsonLines(t, group) }));
+    const chunks = native.length === byMonth.size ? native : [...byMonth].map(([month, group]) => ({ month, rows: group.length, data: jsonLines(t, repairStrings(group)) }));
     for (const c of chunks) bytes += c.data.byteLength;
     tables[t] = chunks;
   }

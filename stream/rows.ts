@@ -4,6 +4,7 @@
  * conversations they touch. No I/O: it runs in Piscina workers.
  */
 import type { ContentBlock, IngestEvent } from '../schemas/events.js';
+import { setOwn } from '../core/own.js';
 import { effectClass } from './effect-class.js';
 import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, capText, resultText } from './analyses/snapshot.js';
 
@@ -46,13 +47,19 @@ export interface TransformOutput {
   rowCount: number;
 }
 
-const toText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+/** A JSON value as the text a String column stores: strings as they are, null as '', the rest as JSON. */
+export const toText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
-/** Map(String, String) columns: JSON values become their JSON text, strings stay as they are. */
+/**
+ * Map(String, String) columns: JSON values become their JSON text, strings stay as they are. The
+ * rows carry the event's own objects in their map columns; the encoders apply this rule as they
+ * write (stream/native.ts, jsonLines in stream/row-bytes.ts), so no converted copy is built per row.
+ */
 export function stringMap(attrs: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!attrs) return out;
-  for (const [k, v] of Object.entries(attrs)) out[k] = toText(v);
+  // a key named `__proto__` (the edge keeps it as sent) stays a key, as the Native writer keeps it
+  for (const [k, v] of Object.entries(attrs)) setOwn(out, k, toText(v));
   return out;
 }
 
@@ -60,12 +67,18 @@ export function eventsToRows(events: readonly IngestEvent[]): TransformOutput {
   const rows: Required<TableRows> = { events: [], spans: [], messages: [], tool_calls: [] };
   const conversations = new Set<string>();
   let receivedAtMs = Infinity;
+  // the events of a message mostly share one receive time: parsed once
+  let receiveText = '';
+  let receiveMs = NaN;
   for (const e of events) {
     const calls = toolCallRows(e);
     rows.events.push(eventRow(e, calls.length > 0));
     if (e.conversation_id) conversations.add(`${e.tenant_id}\u0000${e.conversation_id}`);
-    const r = Date.parse(e.receive_time);
-    if (r < receivedAtMs) receivedAtMs = r;
+    if (e.receive_time !== receiveText) {
+      receiveText = e.receive_time;
+      receiveMs = Date.parse(receiveText);
+    }
+    if (receiveMs < receivedAtMs) receivedAtMs = receiveMs;
     if (e.type === 'span' && e.span) rows.spans.push(spanRow(e));
     const m = messageRow(e);
     if (m) rows.messages.push(m);
@@ -134,8 +147,8 @@ function eventRow(e: IngestEvent, hasCallRow: boolean): Record<string, unknown> 
     sequence: e.sequence,
     trace_id: e.trace_id,
     span_id: e.span_id,
-    attributes: stringMap(e.attributes),
-    resource: stringMap(e.resource),
+    attributes: e.attributes,
+    resource: e.resource,
     scope_name: e.scope?.name ?? '',
     scope_version: e.scope?.version ?? '',
     facets: JSON.stringify(facets),
@@ -178,8 +191,8 @@ function spanRow(e: IngestEvent): Record<string, unknown> {
     gen_ai_output_tokens: g.output_tokens ?? 0,
     gen_ai_tool_name: g.tool_name ?? '',
     gen_ai_tool_call_id: g.tool_call_id ?? '',
-    attributes: stringMap(e.attributes),
-    resource: stringMap(e.resource),
+    attributes: e.attributes,
+    resource: e.resource,
     events: JSON.stringify(s.events ?? []),
     event_id: e.event_id,
   };

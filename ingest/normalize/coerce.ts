@@ -1,5 +1,5 @@
 import type { Attributes } from '../../schemas/events.js';
-import { setOwn } from '../own.js';
+import { setOwn } from '../../core/own.js';
 
 /**
  * Attribute values are coerced by key, never by wire type: agents send numbers as stringValue,

@@ -5,7 +5,7 @@ import { check } from '../validate.js';
 import { parseTimestamp } from './coerce.js';
 import { draft, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { jsonText } from './sanitize.js';
-import { setOwn } from '../own.js';
+import { setOwn } from '../../core/own.js';
 
 export type DirectOutcome = { kind: 'event'; event: EventDraft } | { kind: 'rejected'; reason: string };
 

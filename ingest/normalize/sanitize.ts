@@ -1,7 +1,7 @@
 import type { Attributes } from '../../schemas/events.js';
 import { redact, redactDeep } from '../redact/redact.js';
 import { capBytes, LIMITS, type Capped } from '../redact/cap.js';
-import { setOwn } from '../own.js';
+import { setOwn } from '../../core/own.js';
 
 /** Keys holding tool output: never stored (spec/ingestion.md Limits: tool output snippets). */
 const OUTPUT_KEYS = new Set(['tool_output', 'tool_response', 'output', 'tool_result', 'stdout', 'stderr', 'response_body']);

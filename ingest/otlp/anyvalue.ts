@@ -1,6 +1,6 @@
 import type { Attributes } from '../../schemas/events.js';
 import { RecordError } from './types.js';
-import { setOwn } from '../own.js';
+import { setOwn } from '../../core/own.js';
 
 const MAX_DEPTH = 32;
 

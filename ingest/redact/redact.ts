@@ -7,7 +7,7 @@
  * credential (digits, mixed case or symbols); placeholders such as `$TOKEN`, `<key>` and `***`
  * are never touched. Pure and idempotent.
  */
-import { setOwn } from '../own.js';
+import { setOwn } from '../../core/own.js';
 
 export const REDACTED = '[REDACTED]';
 

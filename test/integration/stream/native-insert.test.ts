@@ -48,7 +48,8 @@ function messages(count: number): Array<Partial<Record<TableName, Record<string,
     event_time: '2025-06-01T10:00:00Z', receive_time: '2024-02-29T23:59:59.9Z', ts: '2261-12-31T23:59:59.999Z', last_ts: '1970-01-01T00:00:00.000Z',
     start_time: '2025-06-01T10:00:00.123456Z', end_time: '2025-06-01T10:00:01.5Z', sequence: Number.MAX_SAFE_INTEGER, seq: 0, input_tokens: 2 ** 40,
     cost_usd: 0.1 + 0.2, duration_ms: -0.0, success: 1, has_tool_error: true, kind: 255, status_code: 0,
-    attributes: { 'a.b': 'x', '': '', 'ключ': 'значение' }, resource: {},
+    // a key named __proto__ as JSON.parse makes it (an own key; a literal would set the prototype)
+    attributes: { 'a.b': 'x', '': '', 'ключ': 'значение', n: 1.5, big: 2 ** 53, b: true, o: { x: [1, 'y'] }, z: null, ...JSON.parse('{"__proto__":"p"}') }, resource: {},
   };
   out.push(Object.fromEntries(TABLES.map((t) => [t, [edge]])));
   return out;
@@ -80,6 +81,8 @@ for (const which of ['embedded', 'server'] as const) {
       assert.is(b.length, a.length, `${t}: row count`);
       for (let i = 0; i < a.length; i++) assert.is(b[i], a[i], `${t}: row ${i}`);
     }
+    const kept = await store.query<{ v: string }>("SELECT attributes['__proto__'] AS v FROM via_native.events WHERE conversation_id = 'edge-values'");
+    assert.equal(kept, [{ v: 'p' }], 'an attribute named __proto__ is stored');
   });
 }
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns } from '../../../stream/native.js';
 import { timeUnits } from '../../../stream/native-values.js';
 import { COLUMNS } from '../../../stream/rows.js';
-import { encodeTables } from '../../../stream/row-bytes.js';
+import { encodeTables, jsonLines } from '../../../stream/row-bytes.js';
 
 const events = nativeColumns('events', COLUMNS.events);
 const row = (over: Record<string, unknown> = {}) => ({
@@ -74,7 +74,6 @@ test('a value with no exact Native form refuses the chunk (its rows go as JSON l
     ['a time JavaScript would roll over', { event_time: '2025-02-30T10:00:00.000Z' }],
     ['a time as a number', { event_time: 1_700_000_000_000 }],
     ['an array as a map', { attributes: ['a'] }],
-    ['a non-string map value', { attributes: { a: 1 } }],
   ] as const) {
     assert.is(encodeNativeChunk(events, [row(), row(over as Record<string, unknown>)]), undefined, what);
   }
@@ -82,6 +81,37 @@ test('a value with no exact Native form refuses the chunk (its rows go as JSON l
   assert.is(tables.events!.length, 3, 'one chunk per month');
   assert.ok(tables.events!.every((c) => !c.lens), 'one refused value: every month of the message as JSON lines');
   assert.ok(encodeTables({ events: [row()] }).tables.events!.every((c) => c.lens), 'otherwise Native');
+});
+
+test('map values that are not strings, and lone surrogates, store the same in a Native chunk and in JSON lines', () => {
+  const attributes = { n: 1.5, b: true, o: { x: [1, 'y'] }, z: null, s: 'x' };
+  const lone = `cut \ud83d here`;
+  const r = row({ attributes, name: lone, message_id: lone.repeat(20) });
+  const fromJson = JSON.parse(new TextDecoder().decode(jsonLines('events', [{ ...r }])).trim()) as unknown[];
+  const json = Object.fromEntries(COLUMNS.events.map((c, i) => [c, fromJson[i]]));
+  const native = decodeNativeBlock(nativeBlock(events, [{ rows: 1, ...encodeNativeChunk(events, [r])! }]))[0]!;
+  const asText = { n: '1.5', b: 'true', o: '{"x":[1,"y"]}', z: '', s: 'x' };
+  assert.equal(json.attributes, asText, 'JSON lines: the value\'s JSON text');
+  assert.equal(native.attributes, asText, 'Native: the same text');
+  assert.equal(r.attributes, attributes, 'the row\'s own object is left as it was');
+  // JSON lines go through the repair (the engine would refuse the lone half); Native's UTF-8 writer replaces it
+  const { tables } = encodeTables({ events: [row({ name: lone, sequence: 0.5 })] });
+  const repaired = JSON.parse(new TextDecoder().decode(tables.events![0]!.data).trim())[COLUMNS.events.indexOf('name')];
+  assert.is(repaired, 'cut \ufffd here');
+  assert.is(native.name, repaired, 'short text');
+  assert.is(native.message_id, repaired.repeat(20), 'long text');
+});
+
+test('an attribute named __proto__ is a key like any other, in a Native chunk and in JSON lines', () => {
+  const attributes = JSON.parse('{"__proto__":"x","a":"1"}') as Record<string, unknown>;
+  const r = row({ attributes });
+  const fromJson = JSON.parse(new TextDecoder().decode(jsonLines('events', [r])).trim()) as unknown[];
+  const json = fromJson[COLUMNS.events.indexOf('attributes')] as Record<string, unknown>;
+  const native = decodeNativeBlock(nativeBlock(events, [{ rows: 1, ...encodeNativeChunk(events, [r])! }]))[0]!.attributes as Record<string, unknown>;
+  for (const [how, m] of [['JSON lines', json], ['Native', native]] as const) {
+    assert.equal(Object.keys(m).sort(), ['__proto__', 'a'], how);
+    assert.is(Object.getOwnPropertyDescriptor(m, '__proto__')?.value, 'x', how);
+  }
 });
 
 test.run();
