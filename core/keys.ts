@@ -92,6 +92,26 @@ export function createKeyStore(kv: KV, secret: string, now: () => Date = () => n
     if (!e || e.operation !== 'PUT' || e.value.length === 0) return undefined;
     return e.json<KeyRecord>();
   };
+  /**
+   * The record as of a read sent after the caller asked: requests that ask for the same key in one
+   * turn of the event loop share one read, sent at the end of that turn (`setImmediate`). A read
+   * already on its way is never joined, so every request sees a revocation that completed before
+   * it arrived, as a read of its own would.
+   */
+  const unsent = new Map<string, Promise<KeyRecord | undefined>>();
+  const freshRead = (hash: string): Promise<KeyRecord | undefined> => {
+    let p = unsent.get(hash);
+    if (!p) {
+      p = new Promise<KeyRecord | undefined>((resolve, reject) => {
+        setImmediate(() => {
+          unsent.delete(hash);
+          read(hash).then(resolve, reject);
+        });
+      });
+      unsent.set(hash, p);
+    }
+    return p;
+  };
   const put = async (hash: string, record: KeyRecord, createOnly: boolean) => {
     const data = JSON.stringify(record);
     if (createOnly) await kvCreate(kv, `k.${hash}`, data);
@@ -150,8 +170,9 @@ export function createKeyStore(kv: KV, secret: string, now: () => Date = () => n
       if (!presented) throw new UnauthorizedError('API key is required', 'key_required');
       const { signed, hash } = checked(presented);
       if (signed === 'bad') throw new UnauthorizedError('invalid API key', 'key_invalid');
-      // the record is read on every request: a revocation counts from the next request on
-      const record = await read(hash);
+      // the record is read for every request (shared only with requests of the same turn): a
+      // revocation counts from the next request on
+      const record = await freshRead(hash);
       if (!record) throw new UnauthorizedError('invalid API key', 'key_invalid');
       if (record.revoked_at) throw new UnauthorizedError('API key has been revoked', 'key_revoked');
       if (signed !== 'unsigned' && signed.tenant !== record.tenant) throw new UnauthorizedError('invalid API key', 'key_invalid');

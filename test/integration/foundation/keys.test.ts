@@ -95,6 +95,63 @@ test('revocation takes effect on the next request', async () => {
   assert.not.ok(await keys.revoke('ffffffffffff'));
 });
 
+/** The key store over the real bucket, with its record reads counted and, on request, the next one held. */
+async function observedStore() {
+  const real = await bus.kv(KV_BUCKETS.keys.name);
+  const seen = { gets: 0, hold: undefined as undefined | { sent: () => void; release: Promise<void> } };
+  const kv = new Proxy(real, {
+    get(target, prop, receiver) {
+      if (prop !== 'get') return Reflect.get(target, prop, receiver);
+      return async (k: string) => {
+        seen.gets++;
+        const answer = target.get(k);
+        const hold = seen.hold;
+        seen.hold = undefined;
+        if (hold) {
+          hold.sent();
+          await hold.release;
+        }
+        return answer;
+      };
+    },
+  });
+  return { store: createKeyStore(kv, SECRET), seen };
+}
+
+test('requests of one turn share one read of the key record; a later request reads again', async () => {
+  const { store, seen } = await observedStore();
+  const { key } = await keys.create({ tenant: 'burst', role: 'member' });
+  const all = await Promise.all(Array.from({ length: 20 }, () => store.authenticate(key, { scope: 'ingest' })));
+  assert.ok(all.every((p) => p.tenant === 'burst'));
+  assert.is(seen.gets, 1, 'one read for twenty requests that arrived together');
+  await store.authenticate(key);
+  assert.is(seen.gets, 2, 'a request of a later turn sends its own read');
+});
+
+test('a read already sent is never shared: a revocation between two requests refuses the second', async () => {
+  const { store, seen } = await observedStore();
+  const { key, record } = await keys.create({ tenant: 'race', role: 'member' });
+  let release!: () => void;
+  const sent = new Promise<void>((resolve) => {
+    seen.hold = { sent: resolve, release: new Promise<void>((r) => (release = r)) };
+  });
+  const first = store.authenticate(key);
+  await sent; // the first request's read has left, its answer held back
+  assert.ok(await keys.revoke(record.id));
+  // a store that joined the held read would wait for it: let it go after a while, so that such a
+  // store fails this test instead of hanging it
+  const timer = setTimeout(release, 2_000);
+  const second = await store.authenticate(key).then(
+    () => 'accepted',
+    (err: { code?: string }) => err.code,
+  );
+  assert.is(second, 'key_revoked');
+  clearTimeout(timer);
+  release();
+  assert.is((await first).tenant, 'race', 'the first request was read before the revocation');
+  assert.is(seen.gets, 2);
+});
+
 test('an unsigned legacy key resolves through the store and must match a tenant given separately', async () => {
   assert.ok(await keys.register('legacy-key-abcdefghijklmnop', { tenant: 'old', role: 'member' }));
   assert.not.ok(await keys.register('legacy-key-abcdefghijklmnop', { tenant: 'old', role: 'member' }), 'registering twice is refused');
