@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, sta
 import { createServer } from 'node:net';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { RequestOne } from '@nats-io/nats-core/internal';
 import {
   jetstream,
   jetstreamManager,
@@ -234,6 +235,33 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   }
   throw new Error(`port ${port} not ready after ${timeoutMs} ms`);
 }
+
+/**
+ * A request that got its answer is cancelled by the client to release its timer and its slot, and
+ * that cancel builds a `RequestError("cancelled")` (a stack capture) only to reject a promise that
+ * is already settled: 6% of the edge's CPU with one event per request (a KV read and a publish).
+ * After the answer, the cancel below releases the same timer and slot without the error; a cancel
+ * before the answer (a timeout, a failed send, a closed connection) is the client's own.
+ */
+const ANSWERED = Symbol('answered');
+type Request = { [ANSWERED]?: boolean; timer?: { cancel(): void }; mux: { cancel(r: unknown): void } };
+function skipSettledRequestErrors(): void {
+  const proto = RequestOne.prototype as unknown as Request & { resolver(err: unknown, msg: unknown): void; cancel(err?: Error): void; [ANSWERED]?: boolean };
+  if (Object.hasOwn(proto, ANSWERED)) return;
+  const resolver = proto.resolver;
+  const cancel = proto.cancel;
+  Object.defineProperty(proto, ANSWERED, { value: false, writable: true });
+  proto.resolver = function (this: Request, err: unknown, msg: unknown) {
+    this[ANSWERED] = true;
+    resolver.call(this, err, msg);
+  };
+  proto.cancel = function (this: Request, err?: Error) {
+    if (err !== undefined || !this[ANSWERED]) return cancel.call(this, err);
+    this.timer?.cancel();
+    this.mux.cancel(this);
+  };
+}
+skipSettledRequestErrors();
 
 /** Connects and reconnects forever: a restarted or failed-over server is picked up by itself. */
 export async function connectBus(url: string, opts: { log?: Logger; name?: string } = {}): Promise<Bus> {
