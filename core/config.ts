@@ -64,6 +64,8 @@ export interface Config {
     /** Deliveries before a message goes to the dead-letter stream. */
     readonly maxDeliver: number;
     readonly workerThreads: number;
+    /** How long the decoder waits for more messages before a task leaves with fewer than a full group (0: end of the turn). */
+    readonly decodeGatherMs: number;
     /** Ack wait of the `store` consumer; held messages are kept alive by heartbeats every third of it. */
     readonly ackWaitMs: number;
     /** Quiet period before a "conversation changed" job runs. */
@@ -128,6 +130,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'SINK_QUIET_MS', default: '50', description: 'Insert a table batch once no message arrived for this long (or 4 usual gaps, if longer), whatever its age (0: off)' },
   { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered' },
   { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads decoding INGEST messages in the stream role (analysis batches run on one thread of their own)' },
+  { name: 'STREAM_DECODE_GATHER_MS', default: '5', description: 'Longest wait for more INGEST messages before a decode task leaves with fewer than 32 (0: at the end of the event-loop turn)' },
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
   { name: 'ANALYZE_DEFER_LAG_MS', default: '2000', description: 'While the oldest message the store consumer holds is older than this, due analyses are held (0: never)' },
@@ -234,6 +237,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       quietMs: int('SINK_QUIET_MS', 50, 0, 600_000),
       maxDeliver: int('STREAM_MAX_DELIVER', 5, 1, 1000),
       workerThreads: int('STREAM_WORKER_THREADS', 1, 1, 64),
+      decodeGatherMs: int('STREAM_DECODE_GATHER_MS', 5, 0, 1000),
       ackWaitMs: int('STREAM_ACK_WAIT_MS', 3000, 1000, 3_600_000),
       analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),
       analyzeDeferLagMs: int('ANALYZE_DEFER_LAG_MS', 2000, 0, 3_600_000),

@@ -26,7 +26,13 @@ export interface GroupedDecoderOptions {
   maxMessages?: number;
   /** Bytes per task: a larger group is cut there. Default 1 MiB. */
   maxBytes?: number;
-  /** Runs a function after the current turn's I/O callbacks. Default `setImmediate`. */
+  /**
+   * How long a group waits for more messages before it leaves short of `maxMessages`: a task costs
+   * the same for one message as for thirty, and a producer of one event per request sends the
+   * stream one message at a time. 0: the group leaves at the end of the turn (`setImmediate`).
+   */
+  gatherMs?: number;
+  /** Runs a function when the group is due (tests); by default after `gatherMs` or at the turn's end. */
   defer?: (fn: () => void) => void;
 }
 
@@ -39,7 +45,8 @@ interface Waiting {
 export function createGroupedDecoder(opts: GroupedDecoderOptions): Decoder {
   const maxMessages = opts.maxMessages ?? 32;
   const maxBytes = opts.maxBytes ?? 1024 * 1024;
-  const defer = opts.defer ?? ((fn: () => void) => void setImmediate(fn));
+  const gatherMs = opts.gatherMs ?? 0;
+  const defer = opts.defer ?? (gatherMs > 0 ? (fn: () => void) => void setTimeout(fn, gatherMs) : (fn: () => void) => void setImmediate(fn));
   let group: Waiting[] = [];
   let bytes = 0;
   let deferred = false;

@@ -77,6 +77,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   const capacity = threads * (TASKS_PER_THREAD + QUEUE_PER_THREAD);
   const poolDecoder: Decoder = createGroupedDecoder({
     capacity,
+    gatherMs: cfg.decodeGatherMs,
     run(messages) {
       // a message's bytes are a view into the connection's read buffer (64 KiB and more): a
       // structured clone would copy all of it per message; exact copies are moved to the thread

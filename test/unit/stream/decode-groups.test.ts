@@ -66,6 +66,31 @@ test('a message whose decoding threw fails alone; a failed task fails only its m
   assert.is(decoder.room(), 10);
 });
 
+test('with a gather time, messages of later turns join the waiting group; a full group leaves at once', async () => {
+  const tasks: string[][] = [];
+  const decoder = createGroupedDecoder({
+    capacity: 10,
+    gatherMs: 40,
+    maxMessages: 3,
+    run: (messages) => {
+      tasks.push(messages.map((m) => Buffer.from(m).toString()));
+      return Promise.resolve(messages.map(() => ok(1)));
+    },
+  });
+  void decoder.decode(msg('a'));
+  await tick();
+  void decoder.decode(msg('b'));
+  await tick();
+  assert.equal(tasks, [], 'two turns later the group still waits for company');
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(tasks, [['a', 'b']], 'the gather time ends the group');
+  for (const s of ['c', 'd', 'e']) void decoder.decode(msg(s));
+  assert.equal(tasks, [['a', 'b'], ['c', 'd', 'e']], 'a full group does not wait');
+  void decoder.decode(msg('f'));
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(tasks, [['a', 'b'], ['c', 'd', 'e'], ['f']], 'nothing is left behind');
+});
+
 test('a runner that throws at once fails every message of the group, none is left waiting', async () => {
   const decoder = createGroupedDecoder({ capacity: 4, defer: (fn) => fn(), maxMessages: 2, run: () => { throw new Error('pool closed'); } });
   const answers = ['a', 'b'].map((s) => decoder.decode(msg(s)).then(() => 'ok', (e: Error) => e.message));
