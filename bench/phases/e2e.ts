@@ -5,6 +5,7 @@ import { routeExists, type BenchSystem } from '../lib/system.js';
 import { summarize, type LatencySummary } from '../lib/stats.js';
 import { processCpuSeconds, treeCpuSeconds } from '../lib/cpu.js';
 import { drain, nextRounds } from './edge.js';
+import { nextRate } from '../lib/ladder.js';
 import type { BenchOptions } from '../options.js';
 import type { IdleWait } from '../lib/idle.js';
 
@@ -47,10 +48,10 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
   if (!(await sys.backlog())) return { missing: 'n/a (not implemented: no store consumer on INGEST)', steps: [], max_sustained_events_per_s: NaN };
   await drain(sys, 30_000);
   const steps: Step[] = [];
-  // start low (a loaded 2-core machine sustains a few thousand events/s) and grow ×1.6 per step
-  let rate = 1000;
-  const maxSteps = o.quick ? 7 : 12;
-  for (let i = 0; i < maxSteps; i++) {
+  // start low (a loaded 2-core machine sustains a few thousand events/s), grow ×1.6 per step, and
+  // place one step between the first miss and the last sustained step (bench/lib/ladder.ts)
+  const maxSteps = o.quick ? 10 : 13;
+  for (let rate = nextRate([], maxSteps); rate !== undefined; rate = nextRate(steps.map((s) => ({ offered: s.offered_events_per_s, sustained: s.bounded })), maxSteps)) {
     const before = await sys.backlog();
     const cpu0 = processCpuSeconds();
     const bus0 = treeCpuSeconds(sys.nats.pid);
@@ -81,8 +82,6 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
     steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0) });
     log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s}, backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${perMillion(cpu)} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
     if (!consumed) return { missing: 'n/a (stream role consumed nothing)', steps, max_sustained_events_per_s: NaN };
-    if (!bounded) break;
-    rate = Math.round(rate * 1.6);
   }
   const ok = steps.filter((s) => s.bounded);
   return { steps, max_sustained_events_per_s: ok.length ? Math.max(...ok.map((s) => s.accepted_events_per_s)) : 0 };
