@@ -247,7 +247,8 @@ const ANSWERED = Symbol('answered');
 type Request = { [ANSWERED]?: boolean; timer?: { cancel(): void }; mux: { cancel(r: unknown): void } };
 function skipSettledRequestErrors(): void {
   const proto = RequestOne.prototype as unknown as Request & { resolver(err: unknown, msg: unknown): void; cancel(err?: Error): void; [ANSWERED]?: boolean };
-  if (Object.hasOwn(proto, ANSWERED)) return;
+  // another client version without these methods is left as it is (the test counts the errors)
+  if (Object.hasOwn(proto, ANSWERED) || typeof proto.resolver !== 'function' || typeof proto.cancel !== 'function') return;
   const resolver = proto.resolver;
   const cancel = proto.cancel;
   Object.defineProperty(proto, ANSWERED, { value: false, writable: true });
