@@ -26,6 +26,8 @@ const NATIVE = Object.fromEntries(TABLES.map((t) => [t, nativeColumns(t, COLUMNS
 
 /** The Native columns of a table, in COLUMNS order. */
 export const nativeColumnsOf = (table: TableName): readonly NativeColumn[] => NATIVE[table];
+/** Per table, in COLUMNS order: whether the column is a map (its values written by `stringMap`'s rule). */
+const MAP_COLUMN = Object.fromEntries(TABLES.map((t) => [t, NATIVE[t].map((c) => c.kind === 'map')])) as unknown as Record<TableName, readonly boolean[]>;
 
 /**
  * JSONCompactEachRow lines of `rows`: an absent value is null, which inserts the column default; a
@@ -33,7 +35,7 @@ export const nativeColumnsOf = (table: TableName): readonly NativeColumn[] => NA
  */
 export function jsonLines(table: TableName, rows: readonly Record<string, unknown>[]): Uint8Array {
   const cols = COLUMNS[table];
-  const maps = NATIVE[table].map((c) => c.kind === 'map');
+  const maps = MAP_COLUMN[table];
   let text = '';
   for (const r of rows) {
     const a = new Array(cols.length);

@@ -14,7 +14,7 @@ test('the rate grows ×1.6 from 1,000 while steps are sustained, up to the step 
 });
 
 test('after the first miss, one step between it and the last sustained step, then the end', () => {
-  // 16,778 sustained, 26,844 missed: one step at their geometric mean
+  // 16,778 sustained, 26,845 missed: one step at their geometric mean
   assert.equal(climb(22_000, 13), [1000, 1600, 2560, 4096, 6554, 10486, 16778, 26845, 21223]);
   // that step missed too: the ladder still ends there
   assert.equal(climb(20_000, 13), [1000, 1600, 2560, 4096, 6554, 10486, 16778, 26845, 21223]);

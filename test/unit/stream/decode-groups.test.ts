@@ -70,7 +70,7 @@ test('with a gather time, messages of later turns join the waiting group; a full
   const tasks: string[][] = [];
   const decoder = createGroupedDecoder({
     capacity: 10,
-    gatherMs: 40,
+    gatherMs: 200,
     maxMessages: 3,
     run: (messages) => {
       tasks.push(messages.map((m) => Buffer.from(m).toString()));
@@ -82,12 +82,12 @@ test('with a gather time, messages of later turns join the waiting group; a full
   void decoder.decode(msg('b'));
   await tick();
   assert.equal(tasks, [], 'two turns later the group still waits for company');
-  await new Promise((r) => setTimeout(r, 60));
+  await new Promise((r) => setTimeout(r, 300));
   assert.equal(tasks, [['a', 'b']], 'the gather time ends the group');
   for (const s of ['c', 'd', 'e']) void decoder.decode(msg(s));
   assert.equal(tasks, [['a', 'b'], ['c', 'd', 'e']], 'a full group does not wait');
   void decoder.decode(msg('f'));
-  await new Promise((r) => setTimeout(r, 60));
+  await new Promise((r) => setTimeout(r, 300));
   assert.equal(tasks, [['a', 'b'], ['c', 'd', 'e'], ['f']], 'nothing is left behind');
 });
 
