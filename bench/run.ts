@@ -114,8 +114,8 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   lap('ceilings');
   if (!o.skip.has('drain')) {
     real ??= realRows(mixed.requests);
-    drain = await measureStreamDrain(base.nats.url, base.dataDir, real, o.quick ? 2 : 5, log);
-    log(`stream drain alone: ${drain.missing ?? `${drain.events_per_s} events/s over ${drain.events} events (${drain.seconds} s), ${drain.cpu_s_per_million} CPU-s per M events${drain.events_inserts ? `, ${drain.events_inserts.count} events inserts of ${drain.events_inserts.mean_rows} rows, inserts ${drain.events_inserts.insert_seconds} s` : ''}${drain.with_analysis ? `; with the analyses done ${drain.with_analysis.seconds} s, ${drain.with_analysis.cpu_s_per_million} CPU-s per M events${drain.with_analysis.phases ? ` (${drain.with_analysis.phases.batches} analysis batches: load ${drain.with_analysis.phases.load_s} s, work ${drain.with_analysis.phases.work_s} s, write ${drain.with_analysis.phases.write_s} s)` : ''}` : ''}`}`);
+    drain = await measureStreamDrain(base.nats.url, base.dataDir, real, o.quick ? 2 : 5, log, base.nats.pid);
+    log(`stream drain alone: ${drain.missing ?? `${drain.events_per_s} events/s over ${drain.events} events (${drain.seconds} s), ${drain.cpu_s_per_million} CPU-s per M events${drain.bus_cpu_s_per_million !== undefined ? ` (+ bus ${drain.bus_cpu_s_per_million})` : ''}${drain.events_inserts ? `, ${drain.events_inserts.count} events inserts of ${drain.events_inserts.mean_rows} rows, inserts ${drain.events_inserts.insert_seconds} s` : ''}${drain.with_analysis ? `; with the analyses done ${drain.with_analysis.seconds} s, ${drain.with_analysis.cpu_s_per_million} CPU-s per M events${drain.with_analysis.phases ? ` (${drain.with_analysis.phases.batches} analysis batches: load ${drain.with_analysis.phases.load_s} s, work ${drain.with_analysis.phases.work_s} s, write ${drain.with_analysis.phases.write_s} s)` : ''}` : ''}`}`);
   }
   lap('drain');
   log(`starting the system in-process (${o.quick ? 'quick' : 'full'} run)`);

@@ -12,7 +12,7 @@ import { connectBus, declareTopology, freePort } from '../../core/nats.js';
 import { loadConfig } from '../../core/config.js';
 import { ingestSubject, STREAMS } from '../../schemas/subjects.js';
 import type { RealRows } from '../ceilings/real-rows.js';
-import { processCpuSeconds } from '../lib/cpu.js';
+import { processCpuSeconds, treeCpuSeconds } from '../lib/cpu.js';
 import { startChild, type Child } from './memory.js';
 
 export interface DrainResult {
@@ -21,6 +21,8 @@ export interface DrainResult {
   seconds: number;
   events_per_s: number;
   cpu_s_per_million: number;
+  /** CPU of the nats-server over the same window (deliveries, acks, analysis jobs), per million events: on the same cores. */
+  bus_cpu_s_per_million?: number;
   /** Inserts into `events` during the drain window and their mean size (the sink's batching: each insert is a part to merge). */
   events_inserts?: { count: number; mean_rows: number; insert_seconds: number };
   /** From the first delivery until the analyses of the drained conversations are done as well; `phases`: their batches' wall time by phase. */
@@ -28,7 +30,7 @@ export interface DrainResult {
   missing?: string;
 }
 
-export async function measureStreamDrain(natsUrl: string, dataDir: string, real: RealRows, rounds: number, log: (s: string) => void): Promise<DrainResult> {
+export async function measureStreamDrain(natsUrl: string, dataDir: string, real: RealRows, rounds: number, log: (s: string) => void, natsPid?: number): Promise<DrainResult> {
   const env: Record<string, string> = { DATA_DIR: join(dataDir, 'drain'), NATS_URL: natsUrl, LOG_LEVEL: 'warn', INGEST_PORT: '0', QUERY_PORT: '0' };
   // e.g. BENCH_DRAIN_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the stream role alone
   // extra settings of the stream role as JSON, e.g. BENCH_DRAIN_ENV='{"STREAM_WORKER_THREADS":"2"}'
@@ -59,18 +61,21 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
     const pid = child.proc.pid!;
     let t0 = 0;
     let cpu0 = 0;
+    let bus0 = 0;
     const until = Date.now() + 300_000;
     while (Date.now() < until) {
       const info = await bus.jsm.consumers.info('INGEST', 'store');
       if (!t0 && info.delivered.stream_seq > start.delivered.stream_seq) {
         t0 = performance.now();
         cpu0 = processCpuSeconds(pid);
+        bus0 = natsPid ? treeCpuSeconds(natsPid) : 0;
       }
       if (t0 && info.num_pending === 0 && info.num_ack_pending === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const seconds = (performance.now() - t0) / 1000;
     const cpu = processCpuSeconds(pid) - cpu0;
+    const busCpu = natsPid ? treeCpuSeconds(natsPid) - bus0 : undefined;
     const done = t0 > 0 && Date.now() < until;
     const inserts = await eventsInserts(Number(env.STREAM_PORT)).catch(() => undefined);
     // the analysis catch-up (not waited for when the debounce puts the jobs minutes away)
@@ -92,6 +97,7 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
       seconds: Math.round(seconds * 100) / 100,
       events_per_s: done ? Math.round(events / seconds) : NaN,
       cpu_s_per_million: done ? Math.round((cpu / events) * 1e6 * 10) / 10 : NaN,
+      ...(done && busCpu !== undefined ? { bus_cpu_s_per_million: Math.round((busCpu / events) * 1e6 * 10) / 10 } : {}),
       ...(inserts ? { events_inserts: inserts } : {}),
       ...(withAnalysis ? { with_analysis: withAnalysis } : {}),
       ...(done ? {} : { missing: 'n/a (backlog not drained within 300 s)' }),
