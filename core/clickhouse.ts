@@ -86,6 +86,16 @@ export function sessionSettings(): (settings?: ClickHouseSettings) => ClickHouse
   };
 }
 
+/**
+ * Ends a lightweight `DELETE`: the statement returns once the delete is scheduled, and the engine
+ * applies it in the background (`lightweight_deletes_sync = 0`). Waiting for it held the embedded
+ * engine's session — one statement at a time for the whole process — for up to a second per delete,
+ * and every data API read in that time waited behind it. Only for deletes whose rows no reader
+ * needs gone at once: run-keyed rows of replaced runs (readers take the current run) and superseded
+ * versions (readers take the newest with `FINAL`).
+ */
+export const BACKGROUND_DELETE = 'SETTINGS lightweight_deletes_sync = 0';
+
 /** Settings every byte insert carries in its statement (the embedded raw insert bypasses the client's). */
 const INSERT_SETTINGS = { date_time_input_format: 'best_effort' } as const;
 

@@ -3,7 +3,7 @@
  * this order — model, nodes, vectors, assignments, then its `complete` row — so readers, which
  * take the latest complete run, see either the previous run or the whole new one.
  */
-import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { BACKGROUND_DELETE, namedQuery, type Store } from '../../core/clickhouse.js';
 import type { TextModel } from '../../core/vectors/model.js';
 import type { AssignableLeaf } from '../analyses/taxonomy/assign.js';
 import type { PreviousTree, TaxonomyBuild, TaxonomySegment } from '../analyses/taxonomy/build.js';
@@ -138,7 +138,7 @@ export function createTaxonomyStore(store: Store) {
       const drop = runs.map((r) => r.run_id).filter((r) => !keep.includes(r));
       if (drop.length === 0) return;
       for (const table of ['cluster_models', 'cluster_nodes', 'segment_vectors', 'cluster_assignments']) {
-        await store.command(`DELETE FROM {{db}}.${table} WHERE tenant_id = {tenant:String} AND run_id IN {runs:Array(String)}`, { tenant, runs: drop });
+        await store.command(`DELETE FROM {{db}}.${table} WHERE tenant_id = {tenant:String} AND run_id IN {runs:Array(String)} ${BACKGROUND_DELETE}`, { tenant, runs: drop });
       }
     },
   };

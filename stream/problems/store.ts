@@ -3,7 +3,7 @@
  * problems, attributions and reports keyed by its run id, then the history tables, then marks the
  * feedback it applied consumed, then its `complete` row: readers take the latest complete run.
  */
-import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { BACKGROUND_DELETE, namedQuery, type Store } from '../../core/clickhouse.js';
 import type { EngineOutput } from './engine.js';
 import type { CauseRef } from '../analyses/types.js';
 import { extractSignals, MIN_EMOTION_SCORE, type SignalSource } from './signals.js';
@@ -121,7 +121,7 @@ export function createProblemsStore(store: Store) {
         'problem_signals',
         convs.map((c) => ({ tenant_id: tenant, conversation_id: c.conversation_id, version, run_id: runId, known: c.known ? 1 : 0, signal_count: c.signals.length, blended: c.blended, signals: JSON.stringify(c.signals) })),
       );
-      if (replaceAll) await store.command(`DELETE FROM {{db}}.problem_signals WHERE tenant_id = {tenant:String} AND version < {version:UInt64}`, { tenant, version: String(version) });
+      if (replaceAll) await store.command(`DELETE FROM {{db}}.problem_signals WHERE tenant_id = {tenant:String} AND version < {version:UInt64} ${BACKGROUND_DELETE}`, { tenant, version: String(version) });
     },
 
     /** Every negative signal of the tenant (stream/problems/signals.ts) and blended step scores. */
@@ -300,7 +300,7 @@ export function createProblemsStore(store: Store) {
       const drop = runs.map((r) => r.run_id).filter((r) => !keep.includes(r));
       if (drop.length === 0) return;
       for (const table of ['problems', 'problem_attributions', 'problem_reports']) {
-        await store.command(`DELETE FROM {{db}}.${table} WHERE tenant_id = {tenant:String} AND run_id IN {runs:Array(String)}`, { tenant, runs: drop });
+        await store.command(`DELETE FROM {{db}}.${table} WHERE tenant_id = {tenant:String} AND run_id IN {runs:Array(String)} ${BACKGROUND_DELETE}`, { tenant, runs: drop });
       }
     },
   };
