@@ -3,7 +3,8 @@
  * this order — model, nodes, vectors, assignments, then its `complete` row — so readers, which
  * take the latest complete run, see either the previous run or the whole new one.
  */
-import { BACKGROUND_DELETE, namedQuery, type Store } from '../../core/clickhouse.js';
+import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { dropRunsExcept } from './run-rows.js';
 import type { TextModel } from '../../core/vectors/model.js';
 import type { AssignableLeaf } from '../analyses/taxonomy/assign.js';
 import type { PreviousTree, TaxonomyBuild, TaxonomySegment } from '../analyses/taxonomy/build.js';
@@ -132,15 +133,8 @@ export function createTaxonomyStore(store: Store) {
       if (rows.length) await insertChunks('cluster_assignments', rows);
     },
 
-    /** Drops the rows of every run of the tenant except `keep` (lightweight deletes). */
-    async dropRunsExcept(tenant: string, keep: readonly string[]): Promise<void> {
-      const runs = await store.query<{ run_id: string }>(`SELECT DISTINCT run_id FROM {{db}}.cluster_runs WHERE tenant_id = {tenant:String}`, { tenant });
-      const drop = runs.map((r) => r.run_id).filter((r) => !keep.includes(r));
-      if (drop.length === 0) return;
-      for (const table of ['cluster_models', 'cluster_nodes', 'segment_vectors', 'cluster_assignments']) {
-        await store.command(`DELETE FROM {{db}}.${table} WHERE tenant_id = {tenant:String} AND run_id IN {runs:Array(String)} ${BACKGROUND_DELETE}`, { tenant, runs: drop });
-      }
-    },
+    /** Drops the rows of every run of the tenant except `keep` (lightweight deletes, in the background). */
+    dropRunsExcept: (tenant: string, keep: readonly string[]): Promise<void> => dropRunsExcept(store, 'cluster_runs', ['cluster_models', 'cluster_nodes', 'segment_vectors', 'cluster_assignments'], tenant, keep),
   };
 }
 

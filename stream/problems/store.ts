@@ -4,6 +4,7 @@
  * feedback it applied consumed, then its `complete` row: readers take the latest complete run.
  */
 import { BACKGROUND_DELETE, namedQuery, type Store } from '../../core/clickhouse.js';
+import { dropRunsExcept } from '../jobs/run-rows.js';
 import type { EngineOutput } from './engine.js';
 import type { CauseRef } from '../analyses/types.js';
 import { extractSignals, MIN_EMOTION_SCORE, type SignalSource } from './signals.js';
@@ -294,15 +295,8 @@ export function createProblemsStore(store: Store) {
       );
     },
 
-    /** Drops run-keyed rows of every run except `keep` (lightweight deletes). */
-    async dropRunsExcept(tenant: string, keep: readonly string[]): Promise<void> {
-      const runs = await store.query<{ run_id: string }>(`SELECT DISTINCT run_id FROM {{db}}.problem_runs WHERE tenant_id = {tenant:String}`, { tenant });
-      const drop = runs.map((r) => r.run_id).filter((r) => !keep.includes(r));
-      if (drop.length === 0) return;
-      for (const table of ['problems', 'problem_attributions', 'problem_reports']) {
-        await store.command(`DELETE FROM {{db}}.${table} WHERE tenant_id = {tenant:String} AND run_id IN {runs:Array(String)} ${BACKGROUND_DELETE}`, { tenant, runs: drop });
-      }
-    },
+    /** Drops run-keyed rows of every run except `keep` (lightweight deletes, in the background). */
+    dropRunsExcept: (tenant: string, keep: readonly string[]): Promise<void> => dropRunsExcept(store, 'problem_runs', ['problems', 'problem_attributions', 'problem_reports'], tenant, keep),
   };
 }
 
