@@ -7,6 +7,7 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@c
 import { createChdbConnection } from 'chdb/connection';
 import type { Config } from './config.js';
 import { projectRoot } from './paths.js';
+import { createEngineGate, gatedConnection, type Lane } from './engine-gate.js';
 
 /**
  * ClickHouse access for every role: one `@clickhouse/client` backed by embedded chDB or a server.
@@ -22,6 +23,11 @@ export interface Store {
   table(name: string): string;
   /** Settings for a call made with `client` directly (the embedded session needs resets; see sessionSettings). */
   settings(settings?: ClickHouseSettings): ClickHouseSettings | undefined;
+  /**
+   * The same store for data API reads: on the embedded engine its statements go before waiting
+   * background work (core/engine-gate.ts); on a server it is this store. Closing it closes nothing.
+   */
+  reads(): Store;
   /** Fills `{{db}}` (and `{{on_cluster}}`) in SQL text. */
   sql(text: string): string;
   /** Runs a SELECT and returns JSONEachRow rows. 64-bit integers come back as strings on both connections. */
@@ -176,35 +182,37 @@ function statementSettings(settings: ClickHouseSettings | undefined): Record<str
 
 export function createStore(config: Config): Store {
   const embedded = !config.clickhouse.url;
-  let client: ClickHouseClient;
-  let rawInsert: RawInsert | undefined;
-  let fileInsert: ((target: string, columns: readonly string[], body: Buffer, settings: Record<string, string | number | boolean>, format: InsertFormat) => Promise<void>) | undefined;
+  /** A client whose statements run in `lane` (the embedded engine's gate; a server needs none). */
+  let clientFor: (lane: Lane) => ClickHouseClient;
+  let rawInsert: ((lane: Lane, p: Parameters<RawInsert>[0]) => Promise<unknown>) | undefined;
+  let fileInsert: ((lane: Lane, target: string, columns: readonly string[], body: Buffer, settings: Record<string, string | number | boolean>, format: InsertFormat) => Promise<void>) | undefined;
   if (embedded) {
     const path = join(config.dataDir, 'clickhouse');
     mkdirSync(path, { recursive: true });
     const chdb = createChdbConnection({ path });
-    rawInsert = (p) => chdb.chdb.rawInsert(p as Parameters<typeof chdb.chdb.rawInsert>[0]);
+    const gate = createEngineGate({ maxBackgroundWaitMs: config.clickhouse.backgroundMaxWaitMs });
+    rawInsert = (lane, p) => gate.run(lane, () => chdb.chdb.rawInsert(p as Parameters<typeof chdb.chdb.rawInsert>[0]));
     const spool = join(config.dataDir, 'insert-spool');
     mkdirSync(spool, { recursive: true });
     clearStaleSpool(spool);
     const structures = new Map<string, Promise<Map<string, string>>>();
-    const typesOf = (target: string) => {
+    const typesOf = (lane: Lane, target: string) => {
       let p = structures.get(target);
       if (!p) {
         const [database, table] = target.split('.') as [string, string];
-        p = chdb.chdb
-          .queryAsync(`SELECT name, type FROM system.columns WHERE database = '${database}' AND table = '${table}' FORMAT JSONEachRow`)
+        p = gate
+          .run(lane, () => chdb.chdb.queryAsync(`SELECT name, type FROM system.columns WHERE database = '${database}' AND table = '${table}' FORMAT JSONEachRow`))
           .then((r) => new Map(r.text().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; type: string }).map((c) => [c.name, c.type] as [string, string])));
         p.catch(() => structures.delete(target));
         structures.set(target, p);
       }
       return p;
     };
-    fileInsert = async (target, columns, body, settings, format) => {
+    fileInsert = async (lane, target, columns, body, settings, format) => {
       // a Native block names its columns' types itself
       let source = `'Native'`;
       if (format === 'JSONCompactEachRow') {
-        const types = await typesOf(target);
+        const types = await typesOf(lane, target);
         const structure = columns.map((c) => {
           const t = types.get(c);
           if (!t) throw new Error(`${target} has no column ${c}`);
@@ -216,99 +224,118 @@ export function createStore(config: Config): Store {
       await writeFile(file, body);
       try {
         const quotedFile = file.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
-        await chdb.chdb.queryAsync(`INSERT INTO ${target} (${columns.join(', ')}) ${settingsClause(settings)} SELECT * FROM file('${quotedFile}', ${source})`);
+        await gate.run(lane, () => chdb.chdb.queryAsync(`INSERT INTO ${target} (${columns.join(', ')}) ${settingsClause(settings)} SELECT * FROM file('${quotedFile}', ${source})`));
       } finally {
         await unlink(file).catch(() => undefined);
       }
     };
     // chdb/connection is typed against @clickhouse/client-common's copy of the Connection interface
-    const connection = chdb as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
-    client = createClient({ connection, clickhouse_settings: BASE_SETTINGS });
+    type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
+    const clients = new Map<Lane, ClickHouseClient>();
+    clientFor = (lane) => {
+      let c = clients.get(lane);
+      if (!c) clients.set(lane, (c = createClient({ connection: gatedConnection(chdb, gate, lane) as unknown as ClientConnection, clickhouse_settings: BASE_SETTINGS })));
+      return c;
+    };
   } else {
-    client = createClient({
+    const client = createClient({
       url: config.clickhouse.url,
       username: config.clickhouse.user,
       password: config.clickhouse.password,
       clickhouse_settings: BASE_SETTINGS,
       request_timeout: 60_000,
     });
+    clientFor = () => client;
   }
-  // a server scopes settings to the request; the embedded session keeps them (see sessionSettings)
+  // a server scopes settings to the request; the embedded session keeps them (see sessionSettings),
+  // for every lane alike: one session
   const per = embedded ? sessionSettings() : (x?: ClickHouseSettings) => x;
   const db = config.clickhouse.database;
   const onCluster = config.clickhouse.cluster ? `ON CLUSTER ${config.clickhouse.cluster}` : '';
   const fill = (text: string) => text.replaceAll('{{db}}', db).replaceAll('{{on_cluster}}', onCluster);
   const qualified = (table: string) => (table.includes('.') ? table : `${db}.${table}`);
-  const insertBytes: Store['insertBytes'] = async (table, columns, body, settings, format = 'JSONCompactEachRow') => {
-    if (body.length === 0) return;
-    const target = qualified(table);
-    if (rawInsert) {
-      // settings travel in the statement (INSERT … SETTINGS …): nothing outlives the call; chDB's
-      // raw insert takes text formats only
-      try {
-        if (fileInsert && (format === 'Native' || body.length >= FILE_INSERT_MIN_BYTES)) await fileInsert(target, columns, body, statementSettings(settings), format);
-        else await rawInsert({ table: target, values: body, format: 'JSONCompactEachRow', columns, settings: statementSettings(settings) });
-      } catch (err) {
-        throw withStoreCode(err);
-      }
-      return;
-    }
-    const rs = await client.exec({
-      query: `INSERT INTO ${target} (${columns.join(', ')}) FORMAT ${format}`,
-      values: Readable.from([body], { objectMode: false }),
-      clickhouse_settings: { ...INSERT_SETTINGS, ...settings },
-    });
-    rs.stream.resume();
-    await new Promise<void>((resolve, reject) => rs.stream.once('end', resolve).once('error', reject).once('close', resolve));
-  };
-  return {
-    client,
-    database: db,
-    embedded,
-    table: (name) => `${db}.${name}`,
-    settings: per,
-    sql: fill,
-    async query<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings) {
-      const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: per(settings) });
-      return (await rs.json()) as T[];
-    },
-    async command(sql, params, settings) {
-      await client.command({ query: fill(sql), query_params: params, clickhouse_settings: per(settings) });
-    },
-    async insert(table, rows, settings) {
-      if (rows.length === 0) return;
+
+  const lanes = new Map<Lane, Store>();
+  const storeFor = (lane: Lane): Store => {
+    const existing = lanes.get(lane);
+    if (existing) return existing;
+    const client = clientFor(lane);
+    const insertBytes: Store['insertBytes'] = async (table, columns, body, settings, format = 'JSONCompactEachRow') => {
+      if (body.length === 0) return;
+      const target = qualified(table);
       if (rawInsert) {
-        // the engine's raw insert (settings in the statement, no session SETs): compact lines when
-        // the rows are uniform (about 0.6× the CPU of the client's named rows at 1,000 rows)
-        const compact = compactRows(rows);
-        if (compact) return insertBytes(table, compact.columns, compact.body, settings);
-        const named = namedRows(rows);
-        // rows that name no column at all (all defaults) go the client's way below
-        if (named.columns.length) {
-          try {
-            await rawInsert({ table: qualified(table), values: named.body, format: 'JSONEachRow', columns: named.columns, settings: statementSettings(settings) });
-          } catch (err) {
-            throw withStoreCode(err);
-          }
-          return;
+        // settings travel in the statement (INSERT … SETTINGS …): nothing outlives the call; chDB's
+        // raw insert takes text formats only
+        try {
+          if (fileInsert && (format === 'Native' || body.length >= FILE_INSERT_MIN_BYTES)) await fileInsert(lane, target, columns, body, statementSettings(settings), format);
+          else await rawInsert(lane, { table: target, values: body, format: 'JSONCompactEachRow', columns, settings: statementSettings(settings) });
+        } catch (err) {
+          throw withStoreCode(err);
         }
+        return;
       }
-      await client.insert({ table: qualified(table), values: rows as object[], format: 'JSONEachRow', clickhouse_settings: per(settings) });
-    },
-    insertBytes,
-    async ping() {
-      try {
-        const r = await client.ping();
-        if (!r.success) return false;
-        // the embedded ping never touches the engine; a trivial query does
-        await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((rs) => rs.json());
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    close: () => client.close(),
+      const rs = await client.exec({
+        query: `INSERT INTO ${target} (${columns.join(', ')}) FORMAT ${format}`,
+        values: Readable.from([body], { objectMode: false }),
+        clickhouse_settings: { ...INSERT_SETTINGS, ...settings },
+      });
+      rs.stream.resume();
+      await new Promise<void>((resolve, reject) => rs.stream.once('end', resolve).once('error', reject).once('close', resolve));
+    };
+    const store: Store = {
+      client,
+      database: db,
+      embedded,
+      table: (name) => `${db}.${name}`,
+      settings: per,
+      sql: fill,
+      reads: () => storeFor('read'),
+      async query<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings) {
+        const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: per(settings) });
+        return (await rs.json()) as T[];
+      },
+      async command(sql, params, settings) {
+        await client.command({ query: fill(sql), query_params: params, clickhouse_settings: per(settings) });
+      },
+      async insert(table, rows, settings) {
+        if (rows.length === 0) return;
+        if (rawInsert) {
+          // the engine's raw insert (settings in the statement, no session SETs): compact lines when
+          // the rows are uniform (about 0.6× the CPU of the client's named rows at 1,000 rows)
+          const compact = compactRows(rows);
+          if (compact) return insertBytes(table, compact.columns, compact.body, settings);
+          const named = namedRows(rows);
+          // rows that name no column at all (all defaults) go the client's way below
+          if (named.columns.length) {
+            try {
+              await rawInsert(lane, { table: qualified(table), values: named.body, format: 'JSONEachRow', columns: named.columns, settings: statementSettings(settings) });
+            } catch (err) {
+              throw withStoreCode(err);
+            }
+            return;
+          }
+        }
+        await client.insert({ table: qualified(table), values: rows as object[], format: 'JSONEachRow', clickhouse_settings: per(settings) });
+      },
+      insertBytes,
+      async ping() {
+        try {
+          const r = await client.ping();
+          if (!r.success) return false;
+          // the embedded ping never touches the engine; a trivial query does
+          await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((rs) => rs.json());
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      // one session under every lane: closed once, by the background (main) store
+      close: lane === 'background' ? () => client.close() : async () => {},
+    };
+    lanes.set(lane, store);
+    return store;
   };
+  return storeFor('background');
 }
 
 /** chDB's insert errors carry the engine's code as `clickhouseCode`; the store's callers read `code` (as the client's errors have it). */

@@ -26,7 +26,8 @@ export async function startQuery(rt: Runtime, opts: { port?: number; problems?: 
     config: rt.config,
     log,
     metrics: rt.metrics,
-    store: rt.store,
+    // the data API's statements go before waiting background work (core/engine-gate.ts)
+    store: rt.store.reads(),
     bus: rt.bus,
     keys: rt.keys,
     cursorSecret: await cursorSecret(rt),

@@ -1,0 +1,102 @@
+/**
+ * The order in which statements reach the embedded engine. chDB runs one statement at a time on a
+ * session, and a process has one session; left to itself the session takes statements in the
+ * order they were submitted, so a data API read submitted behind the sink's inserts, the analyses'
+ * scans and the jobs' statements waited for all of them. The gate holds statements in two lanes
+ * and hands the engine one at a time: a waiting read goes first, so a read waits only for the
+ * statement already running. Background work is never starved: once its oldest statement has
+ * waited `maxBackgroundWaitMs`, it goes next even while reads wait.
+ */
+export type Lane = 'read' | 'background';
+
+export interface EngineGate {
+  /** Runs `fn` (one engine statement) when its turn comes; at most one runs at a time. */
+  run<T>(lane: Lane, fn: () => Promise<T>): Promise<T>;
+  /** Statements waiting per lane (not counting the one running). */
+  waiting(): Record<Lane, number>;
+}
+
+export interface EngineGateOptions {
+  maxBackgroundWaitMs: number;
+  now?: () => number;
+}
+
+interface Waiter {
+  since: number;
+  start: () => void;
+}
+
+export function createEngineGate(opts: EngineGateOptions): EngineGate {
+  const now = opts.now ?? Date.now;
+  const lanes: Record<Lane, Waiter[]> = { read: [], background: [] };
+  // FIFO queues with a moving head: shift() on long arrays is linear
+  const heads: Record<Lane, number> = { read: 0, background: 0 };
+  let running = false;
+
+  const size = (lane: Lane) => lanes[lane].length - heads[lane];
+  const take = (lane: Lane): Waiter => {
+    const q = lanes[lane];
+    const w = q[heads[lane]]!;
+    q[heads[lane]++] = undefined as unknown as Waiter;
+    if (heads[lane] > 1024 && heads[lane] * 2 > q.length) {
+      lanes[lane] = q.slice(heads[lane]);
+      heads[lane] = 0;
+    }
+    return w;
+  };
+  const next = (): Waiter | undefined => {
+    const reads = size('read');
+    const background = size('background');
+    if (reads === 0 && background === 0) return undefined;
+    if (reads === 0) return take('background');
+    if (background === 0) return take('read');
+    const oldest = lanes.background[heads.background]!;
+    return now() - oldest.since >= opts.maxBackgroundWaitMs ? take('background') : take('read');
+  };
+  const release = () => {
+    const w = next();
+    if (w) w.start();
+    else running = false;
+  };
+
+  return {
+    run<T>(lane: Lane, fn: () => Promise<T>): Promise<T> {
+      const go = () => {
+        let p: Promise<T>;
+        try {
+          p = fn();
+        } catch (err) {
+          p = Promise.reject(err);
+        }
+        return p.finally(release);
+      };
+      if (!running) {
+        running = true;
+        return go();
+      }
+      return new Promise<T>((resolve, reject) => {
+        lanes[lane].push({ since: now(), start: () => go().then(resolve, reject) });
+      });
+    },
+    waiting: () => ({ read: size('read'), background: size('background') }),
+  };
+}
+
+/** Connection methods that each run one engine statement. */
+const STATEMENT_METHODS = new Set<PropertyKey>(['query', 'exec', 'command', 'insert', 'ping']);
+
+/**
+ * A view of a `@clickhouse/client` connection whose statements pass through the gate in `lane`.
+ * Other members (close, diagnostics) go to the connection itself, bound to it (it keeps private
+ * state).
+ */
+export function gatedConnection<C extends object>(conn: C, gate: EngineGate, lane: Lane): C {
+  return new Proxy(conn, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target) as unknown;
+      if (typeof v !== 'function') return v;
+      const bound = (v as (...a: unknown[]) => unknown).bind(target);
+      return STATEMENT_METHODS.has(prop) ? (...a: unknown[]) => gate.run(lane, () => bound(...a) as Promise<unknown>) : bound;
+    },
+  });
+}

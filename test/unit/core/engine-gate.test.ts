@@ -1,0 +1,143 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createEngineGate, gatedConnection, type Lane } from '../../../core/engine-gate.js';
+
+/** A statement that finishes when the test says so, recording when it started. */
+function statement(log: string[], name: string) {
+  let finish!: (v: string) => void;
+  let fail!: (e: Error) => void;
+  const done = new Promise<string>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  return {
+    fn: () => {
+      log.push(name);
+      return done;
+    },
+    finish: () => finish(name),
+    fail: (e: Error) => fail(e),
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('a read submitted behind queued background statements runs as soon as the running one ends', async () => {
+  const gate = createEngineGate({ maxBackgroundWaitMs: 60_000 });
+  const started: string[] = [];
+  const s = { bg1: statement(started, 'bg1'), bg2: statement(started, 'bg2'), bg3: statement(started, 'bg3'), read: statement(started, 'read') };
+  const results = [gate.run('background', s.bg1.fn), gate.run('background', s.bg2.fn), gate.run('background', s.bg3.fn), gate.run('read', s.read.fn)];
+  await tick();
+  assert.equal(started, ['bg1'], 'one statement at a time');
+  assert.equal(gate.waiting(), { read: 1, background: 2 });
+  s.bg1.finish();
+  await tick();
+  assert.equal(started, ['bg1', 'read'], 'the read goes before the background statements submitted ahead of it');
+  s.read.finish();
+  await tick();
+  s.bg2.finish();
+  await tick();
+  s.bg3.finish();
+  assert.equal(await Promise.all(results), ['bg1', 'bg2', 'bg3', 'read'], 'every caller gets its own result');
+  assert.equal(started, ['bg1', 'read', 'bg2', 'bg3']);
+});
+
+test('background work is not starved: once its oldest statement has waited the limit, it goes next', async () => {
+  let clock = 0;
+  const gate = createEngineGate({ maxBackgroundWaitMs: 1000, now: () => clock });
+  const started: string[] = [];
+  const first = statement(started, 'read0');
+  const p0 = gate.run('read', first.fn);
+  const bg = statement(started, 'bg');
+  const pb = gate.run('background', bg.fn);
+  const reads = [1, 2, 3].map((i) => statement(started, `read${i}`));
+  const pr = reads.map((r) => gate.run('read', r.fn));
+  await tick();
+  clock = 500;
+  first.finish();
+  await tick();
+  assert.equal(started, ['read0', 'read1'], 'under the limit a waiting read still goes first');
+  clock = 1000;
+  reads[0]!.finish();
+  await tick();
+  assert.equal(started, ['read0', 'read1', 'bg'], 'at the limit the background statement goes before the reads still waiting');
+  bg.finish();
+  await tick();
+  reads[1]!.finish();
+  await tick();
+  reads[2]!.finish();
+  await Promise.all([p0, pb, ...pr]);
+  assert.equal(started, ['read0', 'read1', 'bg', 'read2', 'read3']);
+});
+
+test('a failing or throwing statement frees the engine for the next one', async () => {
+  const gate = createEngineGate({ maxBackgroundWaitMs: 1000 });
+  const started: string[] = [];
+  const a = statement(started, 'a');
+  const pa = gate.run('background', a.fn);
+  const pThrow = gate.run('read', () => {
+    throw new Error('synchronous');
+  });
+  const b = statement(started, 'b');
+  const pb = gate.run('background', b.fn);
+  const outcome = (p: Promise<unknown>) => p.then(() => 'resolved', (e: Error) => e.message);
+  const [oa, oThrow] = [outcome(pa), outcome(pThrow)];
+  a.fail(new Error('engine said no'));
+  assert.is(await oa, 'engine said no');
+  assert.is(await oThrow, 'synchronous');
+  await tick();
+  assert.equal(started, ['a', 'b']);
+  b.finish();
+  assert.is(await pb, 'b');
+  assert.equal(gate.waiting(), { read: 0, background: 0 });
+});
+
+test('thousands of queued statements run in order, one at a time', async () => {
+  const gate = createEngineGate({ maxBackgroundWaitMs: 1000 });
+  let running = 0;
+  let most = 0;
+  const order: number[] = [];
+  const all = Array.from({ length: 5000 }, (_, i) =>
+    gate.run('background' as Lane, async () => {
+      running++;
+      most = Math.max(most, running);
+      await Promise.resolve();
+      order.push(i);
+      running--;
+      return i;
+    }),
+  );
+  await Promise.all(all);
+  assert.is(most, 1);
+  assert.equal(order, Array.from({ length: 5000 }, (_, i) => i));
+});
+
+test('a gated connection passes statements through the gate and everything else straight to the connection', async () => {
+  const gate = createEngineGate({ maxBackgroundWaitMs: 1000 });
+  class Conn {
+    #secret = 'private state';
+    calls: string[] = [];
+    async query(x: string) {
+      this.calls.push(`query ${x}`);
+      return this.#secret;
+    }
+    close() {
+      this.calls.push('close');
+      return this.#secret;
+    }
+  }
+  const conn = new Conn();
+  const blocker = statement([], 'blocker');
+  const pBlock = gate.run('background', blocker.fn);
+  const gated = gatedConnection(conn, gate, 'read');
+  const q = gated.query('SELECT 1');
+  await tick();
+  assert.equal(conn.calls, [], 'the statement waits for the one running');
+  assert.is(gated.close(), 'private state', 'other members reach the connection bound to it');
+  blocker.finish();
+  await pBlock;
+  assert.is(await q, 'private state');
+  assert.equal(conn.calls, ['close', 'query SELECT 1']);
+});
+
+test.run();
