@@ -111,7 +111,14 @@ export function coerceAttributes(attrs: Attributes): Attributes {
   return out;
 }
 
-/** Parses a timestamp: ISO 8601, Unix seconds or Unix milliseconds (number or digit string), within STORABLE_TIME_MS. */
+/** ISO 8601 date or date-time; group 1 is the time of day, group 2 the offset (Z or ±hh[:]mm). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Parses a timestamp: ISO 8601, Unix seconds or Unix milliseconds (number or digit string), within
+ * STORABLE_TIME_MS. A date-time without an offset is UTC: `Date` would read it in the server's
+ * local time zone, so the same payload would land at another instant on another server.
+ */
 export function parseTimestamp(v: unknown): Date | undefined {
   if (typeof v === 'number' || (typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()))) {
     const n = Number(v);
@@ -120,10 +127,12 @@ export function parseTimestamp(v: unknown): Date | undefined {
     const ms = n < 1e11 ? n * 1000 : n;
     return storable(new Date(Math.round(ms)));
   }
-  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(v.trim())) {
-    return storable(new Date(v.trim()));
-  }
-  return undefined;
+  if (typeof v !== 'string') return undefined;
+  const s = v.trim();
+  const m = ISO_TIME.exec(s);
+  if (!m) return undefined;
+  // a bare date is already read as UTC; a time of day without an offset is not
+  return storable(new Date(m[1] !== undefined && m[2] === undefined ? `${s}Z` : s));
 }
 
 /** OTLP nanoseconds (decimal string) to a Date; undefined when unset or outside STORABLE_TIME_MS. */

@@ -5,6 +5,7 @@ import { check } from '../validate.js';
 import { parseTimestamp } from './coerce.js';
 import { draft, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { jsonText } from './sanitize.js';
+import { LIMITS } from '../redact/cap.js';
 import { setOwn } from '../../core/own.js';
 
 export type DirectOutcome = { kind: 'event'; event: EventDraft } | { kind: 'rejected'; reason: string };
@@ -128,7 +129,8 @@ function toolCall(ctx: NormalizeContext, e: Record<string, unknown>): DirectOutc
   const conversation = e['conversationId'] as string;
   const response = e['toolCallResponse'] as Record<string, unknown> | undefined;
   const attributes: Attributes = {};
-  if (e['toolCallRequest'] !== undefined) attributes['request'] = redactDeep(e['toolCallRequest']);
+  // the tool's input, like a hook's tool_input: every text inside redacted and capped like a command
+  if (e['toolCallRequest'] !== undefined) attributes['request'] = redactDeep(e['toolCallRequest'], LIMITS.commandBytes);
   // the response is tool output: kept only as redacted JSON text capped like a command
   if (response !== undefined) attributes['response'] = jsonText(response).text;
   if (e['metadata']) attributes['metadata'] = redactDeep(e['metadata']);

@@ -2,7 +2,7 @@ import type { Attributes, EventType, StoredType, ToolFacet } from '../../schemas
 import { coerceAttributes, parseTimestamp, toBoolean, toNumber } from './coerce.js';
 import { draft, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { commandOf, decisionOf, promptFacet } from './facets.js';
-import { command, errorText, jsonText, sanitizeAttributes } from './sanitize.js';
+import { command, errorText, sanitizeAttributes, storedJsonText } from './sanitize.js';
 
 /** spec/ingestion.md "Normalization of hooks", agent A column. */
 const AGENT_A_HOOKS: Record<string, StoredType> = {
@@ -37,20 +37,21 @@ export function hookType(agent: NormalizeContext['agent'], name: string): Stored
 }
 
 /**
- * One hook payload to one stored event, or `malformed` (counted, skipped): not an object, no hook
- * name (`hook`, or `hook_event_name` as real hook payloads send it), or — agents B and C — no
- * parseable timestamp. Agent A without a timestamp is stamped at receive time.
+ * One hook payload to one stored event, or `malformed` (counted, skipped): not an object; agent A
+ * without a hook name (`hook`, or `hook_event_name` as real hook payloads send it); agents B and C
+ * without a parseable timestamp. Agents B and C without a hook name are the "anything else" row
+ * (type `hook`, name ''). Agent A without a parseable timestamp is stamped at receive time, the
+ * value sent staying in the attributes.
  */
 export function normalizeHook(ctx: NormalizeContext, payload: unknown, position: number): HookOutcome {
   if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return { kind: 'malformed', reason: 'hook payload must be an object' };
   const p = payload as Record<string, unknown>;
   const name = text(p['hook']) || text(p['hook_event_name']);
-  if (!name) return { kind: 'malformed', reason: 'hook name missing (hook or hook_event_name)' };
   const isA = ctx.agent === 'agent-a';
-  const hasTs = p['timestamp'] !== undefined && p['timestamp'] !== null && p['timestamp'] !== '';
-  const ts = hasTs ? parseTimestamp(p['timestamp']) : undefined;
-  if (!isA && !ts) return { kind: 'malformed', reason: hasTs ? 'timestamp is not parseable (or outside 1900-2299)' : 'timestamp is required' };
-  if (isA && hasTs && !ts) return { kind: 'malformed', reason: 'timestamp is not parseable (or outside 1900-2299)' };
+  if (!name && isA) return { kind: 'malformed', reason: 'hook name missing (hook or hook_event_name)' };
+  const sent = p['timestamp'] !== undefined && p['timestamp'] !== null && p['timestamp'] !== '';
+  const ts = sent ? parseTimestamp(p['timestamp']) : undefined;
+  if (!isA && !ts) return { kind: 'malformed', reason: sent ? 'timestamp is not parseable (or outside 1900-2299)' : 'timestamp is required' };
   const attrs = coerceAttributes(p as Attributes);
   const type: EventType = hookType(ctx.agent, name);
   const ev = draft(ctx, {
@@ -64,14 +65,15 @@ export function normalizeHook(ctx: NormalizeContext, payload: unknown, position:
   });
   if (type === 'prompt') ev.prompt = promptFacet(p['user_prompt'] ?? p['prompt']);
   if (type === 'tool_decision' || type === 'tool_result' || type === 'permission_request' || p['tool_name'] !== undefined) {
-    ev.tool = hookTool(attrs, name === 'PostToolUseFailure' && isA);
+    ev.tool = hookTool(attrs, ev.attributes, name === 'PostToolUseFailure' && isA);
   }
   const model = text(p['model']);
   if (model) ev.api = { model };
   return { kind: 'event', event: ev };
 }
 
-function hookTool(p: Attributes, failed: boolean): ToolFacet {
+/** The tool facet from the coerced payload `p`; the input's JSON text from its stored (sanitized) copy. */
+function hookTool(p: Attributes, stored: Attributes, failed: boolean): ToolFacet {
   const facet: ToolFacet = { name: text(p['tool_name']) || text(p['mcp_tool']), call_id: text(p['tool_use_id']) };
   const input = p['tool_input'];
   const cmd = text(p['command']) || commandOf(input && typeof input === 'object' ? (input as Record<string, unknown>) : undefined);
@@ -80,7 +82,7 @@ function hookTool(p: Attributes, failed: boolean): ToolFacet {
     facet.command = c.text;
     if (c.truncated) facet.command_truncated = true;
   }
-  if (input !== undefined && input !== null) facet.input = jsonText(input).text;
+  if (input !== undefined && input !== null) facet.input = storedJsonText(stored['tool_input']).text;
   const success = failed ? false : toBoolean(p['success']);
   if (success !== undefined) facet.success = success;
   const duration = toNumber(p['duration_ms']);

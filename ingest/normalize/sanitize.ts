@@ -10,7 +10,7 @@ const PROMPT_KEYS = new Set(['prompt', 'user_prompt', 'response', 'last_assistan
 /** Commands and tool inputs: redacted, capped to 4,096 bytes. */
 const COMMAND_KEYS = new Set(['command', 'full_command', 'bash_command', 'tool_parameters', 'tool_input', 'arguments', 'function_args']);
 /** Error texts: redacted, capped to 2,048 bytes. */
-const ERROR_KEYS = new Set(['error', 'error.message', 'error_message', 'error_details', 'auth.error', 'reason']);
+const ERROR_KEYS = new Set(['error', 'error.message', 'error_message', 'error_details', 'auth.error', 'reason', 'exception.message']);
 
 export const prompt = (text: string): Capped => capBytes(redact(text), LIMITS.promptBytes);
 export const command = (text: string): Capped => capBytes(redact(text), LIMITS.commandBytes);
@@ -19,20 +19,37 @@ export const errorText = (text: string): Capped => capBytes(redact(text), LIMITS
 /** JSON text of a structured value (tool input), redacted then capped like a command. */
 export function jsonText(value: unknown): Capped {
   if (typeof value === 'string') return command(value);
-  let text: string;
-  try {
-    text = JSON.stringify(redactDeep(value)) ?? '';
-  } catch {
-    text = '';
-  }
-  return capBytes(text, LIMITS.commandBytes);
+  // texts inside are cut to the cap first: the JSON text is cut to it anyway, and a long text is not serialized whole
+  return capBytes(json(redactDeep(value, LIMITS.commandBytes)), LIMITS.commandBytes);
 }
 
+/**
+ * `jsonText` of a value that `sanitizeAttributes` already stored under a command key (redacted,
+ * its texts capped): the same text without walking the value a second time.
+ */
+export function storedJsonText(stored: unknown): Capped {
+  if (typeof stored === 'string') return { text: stored, truncated: false };
+  return capBytes(json(stored), LIMITS.commandBytes);
+}
+
+function json(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A stored attribute under a prompt, command or error key: a text is redacted and capped; in a
+ * structured value (a hook's `tool_input` object, an `error` object) every text inside is redacted
+ * and capped the same way, in the one walk redaction makes anyway.
+ */
 function sanitizeValue(key: string, v: unknown): unknown {
   const k = key;
-  if (PROMPT_KEYS.has(k)) return typeof v === 'string' ? prompt(v).text : redactDeep(v);
-  if (COMMAND_KEYS.has(k)) return typeof v === 'string' ? command(v).text : redactDeep(v);
-  if (ERROR_KEYS.has(k)) return typeof v === 'string' ? errorText(v).text : redactDeep(v);
+  if (PROMPT_KEYS.has(k)) return typeof v === 'string' ? prompt(v).text : redactDeep(v, LIMITS.promptBytes);
+  if (COMMAND_KEYS.has(k)) return typeof v === 'string' ? command(v).text : redactDeep(v, LIMITS.commandBytes);
+  if (ERROR_KEYS.has(k)) return typeof v === 'string' ? errorText(v).text : redactDeep(v, LIMITS.errorBytes);
   return v;
 }
 

@@ -3,7 +3,7 @@ import type { OtlpSpan } from '../otlp/types.js';
 import { coerceAttributes, fromNanos, toCount } from './coerce.js';
 import { draft, environmentOf, firstText, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { AGENT_A_PREFIX, AGENT_B_PREFIX } from './logs.js';
-import { sanitizeAttributes } from './sanitize.js';
+import { errorText, sanitizeAttributes } from './sanitize.js';
 
 function agentOfSpan(s: OtlpSpan, fallback: NormalizeContext['agent']): NormalizeContext['agent'] {
   if (fallback !== 'otlp') return fallback;
@@ -42,7 +42,8 @@ export function normalizeSpan(ctx: NormalizeContext, s: OtlpSpan, position: numb
     end_time: iso(end),
     duration_ms: durationNs > 0n ? Number(durationNs) / 1e6 : 0,
     status_code: s.status.code >= 0 && s.status.code <= 2 ? s.status.code : 0,
-    status_message: s.status.message,
+    // the span's error message: redacted and capped like every stored error message
+    status_message: errorText(s.status.message).text,
   };
   if (Object.keys(genAi).length) span.gen_ai = genAi;
   if (s.events.length) {

@@ -4,9 +4,11 @@ import { RecordError, type Decoded, type OtlpContext, type OtlpLogRecord, type O
 
 /**
  * Walks an Export*ServiceRequest in the OTLP/JSON shape (lowerCamelCase). Protobuf requests are
- * decoded by protobufjs into the same shape, with ids as base64 instead of hex (`ids`).
- * A wrong envelope (not an object, a list that is not a list) is a 400 for the whole request; a
- * broken resource, scope or record rejects only the records under it (partial success).
+ * decoded into the same shape, with ids as base64 instead of hex (`ids`).
+ * A wrong envelope (not an object, or its top-level list not a list) is a 400 for the whole
+ * request; any broken element below it (a resource or scope entry that is not an object, a scope
+ * or record list that is not a list, a bad resource, scope or record) rejects only what it holds
+ * (partial success), the valid records beside it are accepted.
  */
 export type IdFormat = 'hex' | 'base64';
 
@@ -46,37 +48,67 @@ function id(v: unknown, bytes: number, what: string, ids: IdFormat): string {
   return hexId(v, bytes, what);
 }
 
-/** Generic resource → scope → item walk with per-item rejection. */
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Generic resource → scope → item walk with per-item rejection. A broken element of the structure
+ * (a resource or scope that is not an object, a scope or item list that is not a list) rejects what
+ * it holds, counted as one item since its items cannot be told apart; `size` is what one rejected
+ * item counts (a record or span is 1, a metric its data points).
+ */
 function walk<T>(
   body: unknown,
   keys: { resource: string; scope: string; item: string },
   decodeItem: (item: unknown, ctx: OtlpContext) => T,
+  size: (item: unknown) => number = () => 1,
 ): Decoded<T> {
   const out: Decoded<T> = { items: [], rejected: 0, reasons: [] };
+  const note = (n: number, reason: string) => {
+    out.rejected += n;
+    if (out.reasons.length < MAX_REASONS) out.reasons.push(reason);
+  };
   const reject = (n: number, err: unknown) => {
     if (!(err instanceof RecordError)) throw err;
-    out.rejected += n;
-    if (out.reasons.length < MAX_REASONS) out.reasons.push(err.message);
+    note(n, err.message);
   };
-  for (const [ri, r] of root(body, keys.resource).entries()) {
-    if (!r || typeof r !== 'object' || Array.isArray(r)) throw new InvalidEnvelopeError(`${keys.resource}[${ri}] must be an object`);
-    const ro = r as Record<string, unknown>;
-    for (const [si, s] of list(ro[keys.scope], `${keys.resource}[${ri}].${keys.scope}`, true).entries()) {
-      if (!s || typeof s !== 'object' || Array.isArray(s)) throw new InvalidEnvelopeError(`${keys.scope}[${si}] must be an object`);
-      const so = s as Record<string, unknown>;
-      const items = list(so[keys.item], `${keys.scope}[${si}].${keys.item}`, true);
+  const resources = root(body, keys.resource);
+  for (let ri = 0; ri < resources.length; ri++) {
+    const ro = resources[ri];
+    if (!isObject(ro)) {
+      note(1, `${keys.resource}[${ri}] must be an object`);
+      continue;
+    }
+    const scopes = ro[keys.scope];
+    if (scopes === undefined || scopes === null) continue;
+    if (!Array.isArray(scopes)) {
+      note(1, `${keys.resource}[${ri}].${keys.scope} must be an array`);
+      continue;
+    }
+    for (let si = 0; si < scopes.length; si++) {
+      const so = scopes[si];
+      if (!isObject(so)) {
+        note(1, `${keys.resource}[${ri}].${keys.scope}[${si}] must be an object`);
+        continue;
+      }
+      const items = so[keys.item] ?? [];
+      if (!Array.isArray(items)) {
+        note(1, `${keys.resource}[${ri}].${keys.scope}[${si}].${keys.item} must be an array`);
+        continue;
+      }
       let ctx: OtlpContext;
       try {
         ctx = context(ro, so);
       } catch (err) {
-        reject(items.length, err);
+        let n = 0;
+        for (const item of items) n += size(item);
+        reject(n, err);
         continue;
       }
       for (const item of items) {
         try {
           out.items.push(decodeItem(item, ctx));
         } catch (err) {
-          reject(1, err);
+          reject(size(item), err);
         }
       }
     }
@@ -130,7 +162,22 @@ export function decodeSpans(body: unknown, ids: IdFormat = 'hex'): Decoded<OtlpS
 
 const POINT_KINDS = ['gauge', 'sum', 'histogram', 'exponentialHistogram', 'summary'] as const;
 
-/** Metrics are validated and counted, never stored: returns the data points per metric. */
+/** Data points of a metric as sent, for a rejected one: at least 1 when none can be counted. */
+function pointsOf(metric: unknown): number {
+  let n = 0;
+  if (isObject(metric)) {
+    for (const kind of POINT_KINDS) {
+      const points = isObject(metric[kind]) ? (metric[kind] as Record<string, unknown>).dataPoints : undefined;
+      if (Array.isArray(points)) n += points.length;
+    }
+  }
+  return Math.max(n, 1);
+}
+
+/**
+ * Metrics are validated and counted, never stored: returns the data points per metric. A rejected
+ * metric counts its data points (OTLP's `rejectedDataPoints`).
+ */
 export function decodeMetrics(body: unknown): Decoded<{ name: string; points: number }> {
   const out = walk(body, { resource: 'resourceMetrics', scope: 'scopeMetrics', item: 'metrics' }, (item) => {
     const m = obj(item, 'metric');
@@ -151,6 +198,6 @@ export function decodeMetrics(body: unknown): Decoded<{ name: string; points: nu
       points += dps.length;
     }
     return { name, points };
-  });
+  }, pointsOf);
   return out;
 }

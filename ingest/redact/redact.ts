@@ -8,6 +8,7 @@
  * are never touched. Pure and idempotent.
  */
 import { setOwn } from '../../core/own.js';
+import { capBytes } from './cap.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -236,16 +237,42 @@ export function redactUnhinted(text: string): string {
 
 const SECRET_KEY_EXACT = new RegExp(`^${SECRET_KEY}$`, 'i');
 
-/** Redacts every string inside a JSON value (tool inputs, structured errors); keys are kept. */
-export function redactDeep(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redact(value);
-  if (depth > 32 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[k];
-    const hidden = typeof v === 'string' && SECRET_KEY_EXACT.test(k) && secretKey(k) && usable(v);
-    setOwn(out, k, hidden ? REDACTED : redactDeep(v, depth + 1));
+type Container = Record<string, unknown> | unknown[];
+
+const leafText = (s: string, maxBytes: number | undefined) => (maxBytes === undefined ? redact(s) : capBytes(redact(s), maxBytes).text);
+
+/** The copy of one value: a text redacted (and capped), a container created empty and queued to be filled. */
+function copyOf(v: unknown, maxBytes: number | undefined, work: Container[]): unknown {
+  if (typeof v === 'string') return leafText(v, maxBytes);
+  if (v === null || typeof v !== 'object') return v;
+  const c: Container = Array.isArray(v) ? new Array<unknown>(v.length) : {};
+  work.push(v as Container, c);
+  return c;
+}
+
+/**
+ * Redacts every string inside a JSON value (tool inputs, structured errors, metadata); keys are
+ * kept. With `maxBytes`, each string is then cut to that many UTF-8 bytes (the caps of
+ * spec/ingestion.md Limits for texts held inside a structured value). Iterative, with an explicit
+ * work list of (source, copy) pairs, so any depth a body may have is covered without growing the
+ * call stack.
+ */
+export function redactDeep(value: unknown, maxBytes?: number): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'string' ? leafText(value, maxBytes) : value;
+  const work: Container[] = [];
+  const root = copyOf(value, maxBytes, work);
+  while (work.length) {
+    const out = work.pop()!;
+    const src = work.pop()!;
+    if (Array.isArray(src)) {
+      for (let i = 0; i < src.length; i++) (out as unknown[])[i] = copyOf(src[i], maxBytes, work);
+      continue;
+    }
+    for (const k of Object.keys(src)) {
+      const v = src[k];
+      const hidden = typeof v === 'string' && SECRET_KEY_EXACT.test(k) && secretKey(k) && usable(v);
+      setOwn(out as Record<string, unknown>, k, hidden ? REDACTED : copyOf(v, maxBytes, work));
+    }
   }
-  return out;
+  return root;
 }

@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AgentId } from '../../../schemas/events.js';
 import type { OtlpLogRecord } from '../../../ingest/otlp/types.js';
 import { normalizeLog } from '../../../ingest/normalize/logs.js';
 import { normalizeHook } from '../../../ingest/normalize/hooks.js';
+import { normalizeSpan } from '../../../ingest/normalize/spans.js';
 import type { NormalizeContext } from '../../../ingest/normalize/event.js';
 import { sanitizeAttributes, sanitizeAttributesInPlace } from '../../../ingest/normalize/sanitize.js';
 import { coerceAttributes, coerceAttributesInPlace } from '../../../ingest/normalize/coerce.js';
@@ -195,6 +197,53 @@ test('hook timestamps: ISO 8601, Unix seconds and Unix milliseconds; B/C without
   assert.is(normalizeHook(ctx('agent-a', 'hooks'), { session_id: 'x' }, 0).kind, 'malformed', 'agent A needs a hook name');
 });
 
+test('hook name: required for agent A only; agents B and C store a nameless payload as hook, attributes kept', () => {
+  const payload = { session_id: 's', turn_id: 't-1', timestamp: 1767225600, tool_name: 'shell', extra: { k: [1, 2] } };
+  for (const agent of ['agent-b', 'agent-c'] as const) {
+    const o = normalizeHook(ctx(agent, 'hooks'), payload, 0);
+    assert.is(o.kind, 'event', agent);
+    if (o.kind !== 'event') return;
+    assert.equal([o.event.type, o.event.name, o.event.event_time], ['hook', '', '2026-01-01T00:00:00.000Z']);
+    assert.equal([o.event.attributes['turn_id'], o.event.attributes['extra'], o.event.tool!.name], ['t-1', { k: [1, 2] }, 'shell']);
+    assert.is(normalizeHook(ctx(agent, 'hooks'), { ...payload, hook: '' }, 0).kind, 'event', 'an empty name is no name');
+    assert.is(normalizeHook(ctx(agent, 'hooks'), { session_id: 's' }, 0).kind, 'malformed', 'nor a timestamp: malformed');
+  }
+  assert.is(normalizeHook(ctx('agent-a', 'hooks'), payload, 0).kind, 'malformed');
+});
+
+test('agent A hook timestamp: unparseable or outside 1900-2299 → receive time, the value sent kept', () => {
+  for (const ts of ['yesterday', '2026-13-45T99:00:00Z', '1800-01-01T00:00:00Z', -5]) {
+    const o = normalizeHook(ctx('agent-a', 'hooks'), { hook: 'Stop', timestamp: ts }, 0);
+    assert.is(o.kind, 'event', String(ts));
+    if (o.kind !== 'event') return;
+    assert.equal([o.event.event_time, o.event.attributes['timestamp']], [receiveTime.toISOString(), ts]);
+  }
+});
+
+test('ISO 8601 date-times without an offset are UTC whatever the server time zone (hooks, direct events, OTLP event.timestamp)', () => {
+  const script = `
+    const { runPipeline } = await import(${JSON.stringify(new URL('../../../ingest/pipeline.js', import.meta.url).href)});
+    const run = (route, agent, body) => runPipeline({ route, agent, encoding: 'json', body: new TextEncoder().encode(JSON.stringify(body)), tenant: 't', receiveTime: '2026-05-05T05:05:05.000Z' })
+      .events.map((e) => JSON.parse(e.json).event_time);
+    const log = (ts) => ({ attributes: [{ key: 'event.name', value: { stringValue: 'codex.user_prompt' } }, { key: 'event.timestamp', value: { stringValue: ts } }] });
+    console.log(JSON.stringify({
+      offsets: [new Date(2026, 0, 1).getTimezoneOffset(), new Date(2026, 6, 1).getTimezoneOffset()],
+      hooks: run('hooks', 'agent-b', [{ hook: 'Stop', timestamp: '2026-01-01T00:00:00' }, { hook: 'Stop', timestamp: '2026-07-01 12:30:00.250' }, { hook: 'Stop', timestamp: '2026-07-01t12:30' }]),
+      direct: run('ingest', 'direct', { events: [{ conversation_id: 'c', role: 'user', message: 'hi', timestamp: '2026-01-01T23:59:59.999' }] }),
+      logs: run('logs', 'agent-b', { resourceLogs: [{ scopeLogs: [{ logRecords: [log('2026-03-08T02:30:00')] }] }] }),
+      kept: run('hooks', 'agent-b', [{ hook: 'Stop', timestamp: '2026-01-01T00:00:00+02:00' }, { hook: 'Stop', timestamp: '2026-01-01' }]),
+    }));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TZ: 'America/New_York' }, encoding: 'utf8' });
+  assert.is(child.status, 0, child.stderr);
+  const out = JSON.parse(child.stdout);
+  assert.equal(out.offsets, [300, 240], 'the child runs in New York time');
+  assert.equal(out.hooks, ['2026-01-01T00:00:00.000Z', '2026-07-01T12:30:00.250Z', '2026-07-01T12:30:00.000Z']);
+  assert.equal(out.direct, ['2026-01-01T23:59:59.999Z']);
+  // 02:30 on 8 March 2026 does not exist in New York (clocks go forward): UTC has no such gap
+  assert.equal(out.logs, ['2026-03-08T02:30:00.000Z']);
+  assert.equal(out.kept, ['2025-12-31T22:00:00.000Z', '2026-01-01T00:00:00.000Z'], 'an explicit offset and a bare date are unchanged');
+});
+
 test('hook tool_output is never stored; command and error redacted and capped', () => {
   const o = normalizeHook(ctx('agent-a', 'hooks'), {
     hook: 'PostToolUse', tool_name: 'Bash', tool_use_id: 't1', command: 'curl -H "Authorization: Bearer abcDEF123456" ' + 'x'.repeat(5000),
@@ -211,6 +260,22 @@ test('hook tool_output is never stored; command and error redacted and capped', 
   assert.is(Buffer.byteLength(o.event.tool!.error!), 2048);
   assert.ok(o.event.tool!.error_truncated);
   assert.equal([o.event.tool!.success, o.event.tool!.duration_ms, o.event.tool!.decision, o.event.tool!.error_type], [true, 7, 'reject', 'exit']);
+});
+
+test('span error messages (status message, exception.message of a span event) are redacted and capped to 2,048 bytes', () => {
+  const message = `request failed: password=Sup3rSecretPw ${'e'.repeat(5000)}`;
+  const e = normalizeSpan(ctx('agent-a', 'traces'), {
+    ctx: { resource: {}, scope: { name: '', version: '', attributes: {} } }, traceId: '01'.repeat(16), spanId: '02'.repeat(8), parentSpanId: '',
+    name: 'claude_code.tool', kind: 1, startTimeUnixNano: '1760000000000000000', endTimeUnixNano: '1760000001000000000', attributes: {},
+    events: [{ name: 'exception', timeUnixNano: '1760000000500000000', attributes: { 'exception.type': 'Error', 'exception.message': message } }],
+    status: { code: 2, message },
+  }, 0);
+  const exception = e.span!.events![0]!.attributes['exception.message'] as string;
+  for (const text of [e.span!.status_message, exception]) {
+    assert.is(Buffer.byteLength(text), 2048);
+    assert.ok(text.startsWith('request failed: password=[REDACTED] eee'), text.slice(0, 60));
+  }
+  assert.is(e.span!.events![0]!.attributes['exception.type'], 'Error');
 });
 
 test('in-place coercion and sanitizing store exactly what the copying versions store', () => {

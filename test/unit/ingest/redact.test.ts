@@ -36,6 +36,28 @@ test('redactDeep masks secret-named keys and strings inside objects', () => {
   assert.equal(out, { command: `export TOKEN=${REDACTED}`, nested: { password: REDACTED, input_tokens: '12' }, list: [`Bearer ${REDACTED}`] });
 });
 
+test('redactDeep reaches every depth without recursion: 60, 128 and 100,000 levels', () => {
+  for (const depth of [60, 128, 100_000]) {
+    let value: unknown = { password: 'hunter2-x', note: 'export API_TOKEN=abc123def456', list: ['Bearer abcdef123456'] };
+    for (let i = 0; i < depth; i++) value = i % 2 ? [value] : { [`k${i}`]: value };
+    let out = redactDeep(value);
+    let levels = 0;
+    while (out && typeof out === 'object' && !('note' in out)) {
+      out = Array.isArray(out) ? out[0] : Object.values(out)[0];
+      levels++;
+    }
+    assert.is(levels, depth);
+    assert.equal(out, { password: REDACTED, note: `export API_TOKEN=${REDACTED}`, list: [`Bearer ${REDACTED}`] }, `depth ${depth}`);
+  }
+});
+
+test('redactDeep with a cap cuts every text inside after redaction, keeping the structure', () => {
+  const out = redactDeep({ command: `TOKEN=abc123def ${'x'.repeat(5000)}`, n: 7, argv: ['bash', '-lc', '€'.repeat(2000)], nested: { message: 'short' } }, 4096) as Record<string, unknown>;
+  assert.is(out['command'], `TOKEN=${REDACTED} ${'x'.repeat(4096 - 7 - REDACTED.length)}`);
+  assert.equal([out['n'], (out['argv'] as string[]).slice(0, 2), out['nested']], [7, ['bash', '-lc'], { message: 'short' }]);
+  assert.is((out['argv'] as string[])[2], '€'.repeat(1365), 'cut on a character boundary');
+});
+
 test('capBytes cuts on a UTF-8 boundary and marks truncation', () => {
   assert.equal(capBytes('abc', 3), { text: 'abc', truncated: false });
   const euro = '€'.repeat(10); // 3 bytes each
