@@ -57,11 +57,18 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** A byte limit as people read it, never rounded: `5 MB`, `64 KB`, or `1,500,000 bytes`. */
+function formatByteLimit(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes.toLocaleString('en-US')} bytes`;
+}
+
 /** 413: body over the limit (before reading, while streaming, or after decompression). */
 export class PayloadTooLargeError extends AppError {
   override name = 'PayloadTooLargeError';
   constructor(limitBytes: number) {
-    super('payload_too_large', 413, `request body exceeds the ${Math.round(limitBytes / 1024 / 1024)} MB limit`);
+    super('payload_too_large', 413, `request body exceeds the ${formatByteLimit(limitBytes)} limit`);
   }
 }
 

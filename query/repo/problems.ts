@@ -253,6 +253,13 @@ export function createProblemsRepo(store: Store) {
       }));
     },
 
+    /** Per problem: its conversations with an investigation report (fast-lane attributions carry none). */
+    async reportBackedMembers(tenant: string, runId: string, ids: readonly string[]): Promise<Map<string, number>> {
+      if (ids.length === 0) return new Map();
+      const rows = await store.query<{ problem_id: string; n: string }>(namedQuery('query-problems-report-backed'), { tenant, run: runId, ids: [...ids] });
+      return new Map(rows.map((r) => [String(r.problem_id), num(r.n)]));
+    },
+
     async pendingFeedbackCount(tenant: string): Promise<number> {
       const rows = await store.query<{ n: string }>(`SELECT count() AS n FROM {{db}}.problem_feedback FINAL WHERE tenant_id = {tenant:String} AND status = 'pending'`, { tenant });
       return num(rows[0]?.n);

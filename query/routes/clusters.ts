@@ -69,7 +69,8 @@ export function mountClusters(router: Router<RequestState>, deps: RouteDeps, rep
     if (q.q === undefined && q.node_id === undefined) throw validationError(['q is required unless node_id is given']);
     const text = q.q ?? '';
     const run = await repo.currentRun(principal.tenant);
-    if (!run) return { clusterRunId: null, query: text, search_mode: q.mode, matches: [] };
+    // no taxonomy run: no model, so semantic search is unavailable and the fallback (fuzzy, over no nodes) is what ran
+    if (!run) return { clusterRunId: null, query: text, search_mode: rankNodes(text, null, [], q.mode).mode, matches: [] };
     const [nodes, counts] = await Promise.all([repo.nodes(principal.tenant, run.id), repo.segmentCounts(principal.tenant, run.id)]);
     const match = (n: NodeRow, similarity?: number) => {
       const { path, truncated } = ancestorPath(n.node_id, nodes.byId);
@@ -84,9 +85,10 @@ export function mountClusters(router: Router<RequestState>, deps: RouteDeps, rep
       };
     };
     if (q.node_id !== undefined) {
-      // exact lookup: the node with its ancestors (no ranking, no similarity)
+      // exact lookup: the node with its ancestors. No vector is computed and the match carries no
+      // similarity, whatever `mode` asked: reported as `fuzzy`, the one mode without vectors (docs/data-api.md)
       const n = nodes.byId.get(q.node_id);
-      return { clusterRunId: run.id, query: text, search_mode: q.mode, matches: n ? [match(n)] : [] };
+      return { clusterRunId: run.id, query: text, search_mode: 'fuzzy', matches: n ? [match(n)] : [] };
     }
     const model = q.mode === 'fuzzy' ? undefined : await repo.model(principal.tenant, run.id);
     const vector = model ? embedText(model, text) : null;

@@ -2,7 +2,6 @@ import type Router from '@koa/router';
 import type { AppContext, RequestState } from '../../core/http.js';
 import type { KeyStore, Principal } from '../../core/keys.js';
 import type { EndpointSpec } from '../../schemas/api/common.js';
-import { ForbiddenError } from '../../core/errors.js';
 import { readJsonBody } from '../body.js';
 import { compileBody, compileQuery, type RawQuery } from '../params.js';
 
@@ -27,15 +26,13 @@ export function defineRoute<Q = Record<string, never>, B = undefined>(
   keys: KeyStore,
   spec: EndpointSpec,
   handler: (input: RouteInput<Q, B>) => Promise<unknown>,
-  opts: { maxBodyBytes?: number; adminOnly?: boolean } = {},
+  opts: { maxBodyBytes?: number } = {},
 ): void {
   const parseQuery = compileQuery<Q>(spec.query);
   const parseBody = spec.body ? compileBody<B>(spec.body) : undefined;
   const path = koaPath(spec.path);
   router[spec.method](spec.operationId, path, async (ctx) => {
     const principal = await keys.authenticate(ctx.get('x-api-key') || undefined, { scope: 'read' });
-    // actions that change what the system does (problem feedback): admin keys only
-    if (opts.adminOnly && principal.role !== 'admin') throw new ForbiddenError('this action needs an admin key');
     const query = parseQuery(ctx.query as RawQuery);
     const body = parseBody ? parseBody(await readJsonBody(ctx, opts.maxBodyBytes ?? 64 * 1024)) : (undefined as B);
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};

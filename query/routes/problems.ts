@@ -13,6 +13,7 @@ import {
   problemEvidenceEndpoint,
   problemFeedbackListEndpoint,
   problemReportsEndpoint,
+  PROBLEM_FEEDBACK_MAX_BODY_BYTES,
   submitProblemFeedbackEndpoint,
 } from '../../schemas/api/problems.js';
 import { submitFeedback, type FeedbackInput } from '../../stream/problems/api.js';
@@ -40,7 +41,9 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
       problem = await repo.problemIn(tenant, run.run_id, resolved);
       if (problem?.status === 'merged' && problem.merged_into) problem = await repo.problemIn(tenant, run.run_id, problem.merged_into);
     }
-    return { run, problem, position, resolved };
+    // spec "Conventions": a merged-away id answers with the survivor and `alias_resolved: true`
+    const alias_resolved = problem !== null && problem.problem_id !== requested.toLowerCase();
+    return { run, problem, position, resolved, alias_resolved };
   }
 
   const next = (kind: string, tenant: string, id: string, run: string, has: boolean, key: string[] | undefined) => (has && key ? deps.cursors.encode(scope(kind, tenant, id), { run, k: key }) : null);
@@ -72,6 +75,11 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
     const signals = stats?.signals ?? 0;
     const macros = all.filter((p) => p.rubric.tier === 'macro');
     const leafIds = new Set(leaves.map((p) => p.problem_id));
+    const emerging = all
+      .filter((p) => p.rubric.tier === 'leaf' && p.rubric.provisional && inWindow(p) && !leafIds.has(p.problem_id))
+      .sort((a, b) => b.metrics.total_attributions - a.metrics.total_attributions || (a.problem_id < b.problem_id ? -1 : 1))
+      .slice(0, query.limit);
+    const reportBacked = await repo.reportBackedMembers(tenant, run.run_id, emerging.map((p) => p.problem_id));
     return {
       summary: {
         days_back: query.days_back,
@@ -97,19 +105,16 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
         }),
         unparented_leaf_count: leaves.filter((l) => !l.rubric.parent_problem_id || !all.some((m) => m.problem_id === l.rubric.parent_problem_id)).length,
       },
-      emerging: all
-        .filter((p) => p.rubric.tier === 'leaf' && p.rubric.provisional && inWindow(p) && !leafIds.has(p.problem_id))
-        .sort((a, b) => b.metrics.total_attributions - a.metrics.total_attributions || (a.problem_id < b.problem_id ? -1 : 1))
-        .slice(0, query.limit)
-        .map((p) => ({
-          problem_id: p.problem_id,
-          display_name: p.rubric.display_name,
-          display_description: p.rubric.display_description,
-          family: p.rubric.match_criteria.any_of[0]?.family ?? p.rubric.match_criteria.any_of[0]?.kind ?? null,
-          evidence_support: { report_backed_members: p.metrics.affected_conversations, attribution_count: p.metrics.total_attributions },
-          verification_status: p.verification_status,
-          provisional: true as const,
-        })),
+      emerging: emerging.map((p) => ({
+        problem_id: p.problem_id,
+        display_name: p.rubric.display_name,
+        display_description: p.rubric.display_description,
+        family: p.rubric.match_criteria.any_of[0]?.family ?? p.rubric.match_criteria.any_of[0]?.kind ?? null,
+        // conversations with an investigation report; fast-lane attributions (report_id null) have none
+        evidence_support: { report_backed_members: reportBacked.get(p.problem_id) ?? 0, attribution_count: p.metrics.total_attributions },
+        verification_status: p.verification_status,
+        provisional: true as const,
+      })),
       freshness: {
         book_computed_at: new Date(Date.parse(run.completed_at.endsWith('Z') ? run.completed_at : `${run.completed_at.replace(' ', 'T')}Z`)).toISOString(),
         latest_assignment_at: await repo.latestAssignment(tenant, run.run_id),
@@ -229,7 +234,7 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
     const requested = params.id ?? '';
     const limit = query.limit ?? 20;
     const t = await target(principal.tenant, requested, 'reports', query.cursor);
-    if (!t.problem || !t.run) return { problem_id: null, requested_problem_id: requested, reports: [], pagination: { limit, has_more: false, next_cursor: null } };
+    if (!t.problem || !t.run) return { problem_id: null, requested_problem_id: requested, alias_resolved: false, reports: [], pagination: { limit, has_more: false, next_cursor: null } };
     const after = t.position ? { conv: String(t.position.k[0] ?? ''), id: String(t.position.k[1] ?? '') } : null;
     const rows = await repo.reportsPage(principal.tenant, t.run.run_id, t.problem.problem_id, after, limit + 1);
     const page = rows.slice(0, limit) as Array<{ conversation_id: string; report_id: string }>;
@@ -237,6 +242,7 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
     return {
       problem_id: t.problem.problem_id,
       requested_problem_id: requested,
+      alias_resolved: t.alias_resolved,
       reports: page,
       pagination: { limit, has_more: rows.length > limit, next_cursor: next('reports', principal.tenant, t.problem.problem_id, t.run.run_id, rows.length > limit, last ? [last.conversation_id, last.report_id] : undefined) },
     };
@@ -250,15 +256,16 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
     const kind = `conversations/${family}/${door}`;
     const t = await target(principal.tenant, requested, kind, query.cursor);
     const echo = { family: family || null, door: (door || null) as 'rubric_match' | 'local_causal_chain' | null };
-    if (!t.problem || !t.run) return { problem_id: null, requested_problem_id: requested, ...echo, conversations: [], pagination: { limit, has_more: false, next_cursor: null } };
+    if (!t.problem || !t.run) return { problem_id: null, requested_problem_id: requested, alias_resolved: false, ...echo, conversations: [], pagination: { limit, has_more: false, next_cursor: null } };
     const after = t.position ? { ts: String(t.position.k[0] ?? ''), conv: String(t.position.k[1] ?? '') } : null;
-    if (after && Number.isNaN(Date.parse(after.ts))) return { problem_id: t.problem.problem_id, requested_problem_id: requested, ...echo, conversations: [], pagination: { limit, has_more: false, next_cursor: null } };
+    if (after && Number.isNaN(Date.parse(after.ts))) return { problem_id: t.problem.problem_id, requested_problem_id: requested, alias_resolved: t.alias_resolved, ...echo, conversations: [], pagination: { limit, has_more: false, next_cursor: null } };
     const rows = await repo.conversationsPage(principal.tenant, t.run.run_id, t.problem.problem_id, { family, door }, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       problem_id: t.problem.problem_id,
       requested_problem_id: requested,
+      alias_resolved: t.alias_resolved,
       ...echo,
       conversations: page,
       pagination: { limit, has_more: rows.length > limit, next_cursor: next(kind, principal.tenant, t.problem.problem_id, t.run.run_id, rows.length > limit, last ? [last.last_anchor_at, last.conversation_id] : undefined) },
@@ -269,7 +276,7 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
     const requested = params.id ?? '';
     const limit = query.limit ?? 25;
     const t = await target(principal.tenant, requested, 'evidence', query.cursor);
-    if (!t.problem || !t.run) return { problem_id: null, requested_problem_id: requested, evidence: [], pagination: { limit, has_more: false, next_cursor: null } };
+    if (!t.problem || !t.run) return { problem_id: null, requested_problem_id: requested, alias_resolved: false, evidence: [], pagination: { limit, has_more: false, next_cursor: null } };
     const after = t.position ? { ts: String(t.position.k[0] ?? ''), id: String(t.position.k[1] ?? '') } : null;
     const rows = await repo.evidencePage(principal.tenant, t.run.run_id, t.problem.problem_id, after && !Number.isNaN(Date.parse(after.ts)) ? after : null, limit + 1);
     const page = rows.slice(0, limit);
@@ -277,6 +284,7 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
     return {
       problem_id: t.problem.problem_id,
       requested_problem_id: requested,
+      alias_resolved: t.alias_resolved,
       evidence: page.map(stripInternal),
       pagination: { limit, has_more: rows.length > limit, next_cursor: next('evidence', principal.tenant, t.problem.problem_id, t.run.run_id, rows.length > limit, last ? [last.signal_ts, last.attribution_id] : undefined) },
     };
@@ -287,10 +295,12 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
     deps.keys,
     submitProblemFeedbackEndpoint,
     async ({ principal, params, body }) => {
-      const r = await submitFeedback({ store: deps.store, now: deps.now }, principal.tenant, params.id ?? '', body);
-      return { success: true, feedback_id: r.feedback_id, problem_id: r.problem_id, action: r.action, status: r.status, duplicate: r.duplicate };
+      const requested = params.id ?? '';
+      const r = await submitFeedback({ store: deps.store, now: deps.now }, principal.tenant, requested, body);
+      return { success: true, feedback_id: r.feedback_id, problem_id: r.problem_id, requested_problem_id: requested, alias_resolved: r.problem_id !== requested.toLowerCase(), action: r.action, status: r.status, duplicate: r.duplicate };
     },
-    { maxBodyBytes: 64 * 1024, adminOnly: true },
+    // any read key of the tenant (spec: read-only except the two feedback POST endpoints); docs/data-api.md
+    { maxBodyBytes: PROBLEM_FEEDBACK_MAX_BODY_BYTES },
   );
 
   defineRoute(router, deps.keys, problemFeedbackListEndpoint, async ({ principal, params }) => {
@@ -298,9 +308,9 @@ export function mountProblems(router: Router<RequestState>, deps: RouteDeps): vo
     // spec "Errors": a problem id that is not a UUID gives 400 on the feedback endpoints
     if (!UUID_RE.test(requested)) throw new InvalidProblemFeedbackError('problem id must be a UUID');
     const got = await repo.lookup(principal.tenant, requested);
-    if (!got.found || !got.problem_id) return { problem_id: null, requested_problem_id: requested, feedback: [], pending_count: 0 };
+    if (!got.found || !got.problem_id) return { problem_id: null, requested_problem_id: requested, alias_resolved: false, feedback: [], pending_count: 0 };
     const rows = await repo.feedback(principal.tenant, [got.problem_id, ...(await repo.aliasesOf(principal.tenant, got.problem_id))]);
-    return { problem_id: got.problem_id, requested_problem_id: requested, feedback: rows, pending_count: rows.filter((r) => r.status === 'pending').length };
+    return { problem_id: got.problem_id, requested_problem_id: requested, alias_resolved: got.alias_resolved, feedback: rows, pending_count: rows.filter((r) => r.status === 'pending').length };
   });
 }
 

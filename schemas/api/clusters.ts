@@ -128,7 +128,7 @@ export const searchTaskClusters = defineEndpoint({
   tag: 'clusters',
   summary: 'Search the nodes of the current taxonomy',
   description:
-    '`fuzzy`: edit distance and character trigrams of the query against label, keywords and summary. `semantic`: cosine similarity of the query\'s vector (the run\'s own TF-IDF + LSA model) to each node\'s centroid. `hybrid` (default): reciprocal rank fusion of both. `search_mode` is the mode that ran: `fuzzy` when semantic search is unavailable (no model, or no word of the query is in the run\'s vocabulary). `node_id` looks one node up exactly, with its ancestors. `clusterRunId` is null and `matches` empty before the first run.',
+    '`fuzzy`: edit distance and character trigrams of the query against label, keywords and summary. `semantic`: cosine similarity of the query\'s vector (the run\'s own TF-IDF + LSA model) to each node\'s centroid. `hybrid` (default): reciprocal rank fusion of both. `search_mode` is the mode that ran: `fuzzy` when semantic search is unavailable (no taxonomy run yet, no model, or no word of the query is in the run\'s vocabulary), whatever `mode` asked. `node_id` looks one node up exactly, with its ancestors; no vector is computed, so `search_mode` is `fuzzy` and the match has no `similarity`. `clusterRunId` is null and `matches` empty before the first run.',
   status: 200,
   query: {
     type: 'object',
@@ -146,7 +146,7 @@ export const searchTaskClusters = defineEndpoint({
     properties: {
       clusterRunId: nullable({ type: 'string' }),
       query: { type: 'string', description: 'The `q` sent (empty for a `node_id` lookup without `q`).' },
-      search_mode: { type: 'string', enum: CLUSTER_SEARCH_MODES },
+      search_mode: { type: 'string', enum: CLUSTER_SEARCH_MODES, description: 'The mode that ran (`fuzzy` when semantic search is unavailable, and for a `node_id` lookup).' },
       matches: {
         type: 'array',
         items: {

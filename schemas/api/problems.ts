@@ -193,7 +193,7 @@ export const listProblemsEndpoint = defineEndpoint({
     hierarchy: obj({ macros: { type: 'array', items: obj({ problem_id: str, display_name: str, display_description: str, tier: { type: 'string', enum: ['macro'] }, child_count: int, children: { type: 'array', items: str } }) }, unparented_leaf_count: int }),
     emerging: {
       type: 'array',
-      items: obj({ problem_id: str, display_name: str, display_description: str, family: nullable(str), evidence_support: obj({ report_backed_members: int, attribution_count: int }), verification_status: { type: 'string', enum: VERIFICATION_STATUSES }, provisional: { type: 'boolean', enum: [true] } }),
+      items: obj({ problem_id: str, display_name: str, display_description: str, family: nullable(str), evidence_support: obj({ report_backed_members: { ...int, description: 'Conversations with an investigation report; fast-lane evidence (report_id null) does not count.' }, attribution_count: int }), verification_status: { type: 'string', enum: VERIFICATION_STATUSES }, provisional: { type: 'boolean', enum: [true] } }),
     },
     freshness: obj({
       book_computed_at: nullable(timestamp),
@@ -207,7 +207,11 @@ export const listProblemsEndpoint = defineEndpoint({
   }),
 } as const);
 
-const resolution = { problem_id: nullable(str), requested_problem_id: str } as const;
+const resolution = {
+  problem_id: { ...nullable(str), description: 'The surviving id (a merged-away id resolves to it); null when the id names no problem.' },
+  requested_problem_id: { ...str, description: 'The id in the path, as sent.' },
+  alias_resolved: { ...bool, description: 'True when the requested id was merged away and `problem_id` is its survivor.' },
+} as const;
 
 export const problemDetailEndpoint = defineEndpoint({
   operationId: 'getProblem',
@@ -221,7 +225,6 @@ export const problemDetailEndpoint = defineEndpoint({
   response: obj({
     found: bool,
     ...resolution,
-    alias_resolved: bool,
     header: nullable(problemRow),
     rubric: nullable(problemRubric),
     trend: { type: 'array', items: trendEntry },
@@ -297,16 +300,19 @@ export const problemEvidenceEndpoint = defineEndpoint({
   response: obj({ ...resolution, evidence: { type: 'array', items: evidenceRow }, pagination: cursorPagination }),
 } as const);
 
+/** Problem feedback bodies above this size are refused with 413 before parsing. */
+export const PROBLEM_FEEDBACK_MAX_BODY_BYTES = 64 * 1024;
+
 export const problemFeedbackBody = {
   type: 'object',
   required: ['action'],
   additionalProperties: false,
   properties: {
     action: { type: 'string', enum: PROBLEM_FEEDBACK_ACTIONS },
-    reason: { type: 'string', maxLength: 2000, description: 'Required for dismiss and flag_attribution.' },
+    reason: { type: 'string', maxLength: 2000, description: 'Up to 2,000 characters (Unicode code points); required for dismiss and flag_attribution.' },
     attribution_id: { type: 'string', maxLength: 64, description: 'Required for flag_attribution; a non-UUID gives 400, a UUID not belonging to this problem 404.' },
-    new_display_name: { type: 'string', maxLength: 255, description: 'Required for rename.' },
-    actor: { type: 'string', maxLength: 255, description: 'Default `data-api`.' },
+    new_display_name: { type: 'string', maxLength: 255, description: 'Up to 255 characters (Unicode code points); required for rename.' },
+    actor: { type: 'string', maxLength: 255, description: 'Up to 255 characters (Unicode code points); default `data-api`.' },
     fix_ref: {
       type: 'object',
       additionalProperties: false,
@@ -323,12 +329,21 @@ export const submitProblemFeedbackEndpoint = defineEndpoint({
   tag: 'problems',
   summary: 'Feedback on a problem',
   description:
-    'Stored as `pending` and applied by the next run of the problems engine; it never edits the problem directly. The feedback_id derives from the payload: identical pending feedback returns the same id with `duplicate: true` and records nothing new. mark_fixed arms reopening when the cause recurs. A non-UUID problem id gives 400, an unknown one 404. Needs an admin key: a member key gets 403.',
+    'Stored as `pending` and applied by the next run of the problems engine; it never edits the problem directly. The feedback_id derives from the payload: identical pending feedback returns the same id with `duplicate: true` and records nothing new. mark_fixed arms reopening when the cause recurs. A merged-away id records the feedback on its survivor (`problem_id`, with `requested_problem_id` and `alias_resolved: true`). Any key of the tenant with the `read` scope may send it. A non-UUID problem id gives 400, an unknown one 404; bodies over 64 KB give 413.',
   status: 200,
   notFound: 'The problem id (a UUID) names no problem of the tenant, or attribution_id (a UUID) does not belong to the problem.',
   pathParams: problemIdParam,
   body: problemFeedbackBody,
-  response: obj({ success: { type: 'boolean', enum: [true] }, feedback_id: str, problem_id: str, action: { type: 'string', enum: PROBLEM_FEEDBACK_ACTIONS }, status: { type: 'string', enum: ['pending'] }, duplicate: bool }),
+  response: obj({
+    success: { type: 'boolean', enum: [true] },
+    feedback_id: str,
+    problem_id: { ...str, description: 'The surviving id the feedback was recorded on.' },
+    requested_problem_id: resolution.requested_problem_id,
+    alias_resolved: resolution.alias_resolved,
+    action: { type: 'string', enum: PROBLEM_FEEDBACK_ACTIONS },
+    status: { type: 'string', enum: ['pending'] },
+    duplicate: bool,
+  }),
 } as const);
 
 export const problemFeedbackListEndpoint = defineEndpoint({

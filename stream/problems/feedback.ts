@@ -23,6 +23,16 @@ export interface FeedbackReceipt {
   duplicate: boolean;
 }
 
+/**
+ * Length of a text in characters as the limits count them: Unicode code points (an emoji is one),
+ * the way the request schema's `maxLength` counts, so a body the schema accepts is never refused here.
+ */
+export const charCount = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
+
 /** Checks a feedback body against the rules of spec/data-api.md; returns it normalized. */
 export function validateFeedback(problemId: string, input: FeedbackInput): Required<Omit<FeedbackInput, 'fix_ref'>> & { fix_ref: FixRef | null } {
   if (!UUID_RE.test(problemId)) throw new InvalidProblemFeedbackError('problem id must be a UUID');
@@ -33,7 +43,7 @@ export function validateFeedback(problemId: string, input: FeedbackInput): Requi
       errors.push(`${name} must be a string`);
       return '';
     }
-    if (v.length > max) errors.push(`${name} must be at most ${max} characters`);
+    if (charCount(v) > max) errors.push(`${name} must be at most ${max} characters`);
     return v;
   };
   if (!FEEDBACK_ACTIONS.includes(input.action)) errors.push(`action must be one of ${FEEDBACK_ACTIONS.join(', ')}`);
@@ -55,7 +65,7 @@ export function validateFeedback(problemId: string, input: FeedbackInput): Requi
       for (const k of ['fix_id', 'short_ref', 'pr_url', 'merge_commit', 'prompt_version_id'] as const) {
         const v = (input.fix_ref as Record<string, unknown>)[k];
         if (v === undefined || v === null) continue;
-        if (typeof v !== 'string' || v.length > 2000) errors.push(`fix_ref.${k} must be a string of at most 2000 characters`);
+        if (typeof v !== 'string' || charCount(v) > 2000) errors.push(`fix_ref.${k} must be a string of at most 2000 characters`);
         else fixRef[k] = v;
       }
     }

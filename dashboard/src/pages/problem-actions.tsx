@@ -1,5 +1,5 @@
 // The actions of the problem page: the fixes drafted for it (fix routes) and the feedback list with the
-// admin feedback form (POST /problems/:id/feedback).
+// feedback form (POST /problems/:id/feedback, open to every key of the tenant).
 import { useState } from 'preact/hooks';
 import { api, enc, useApi, type Principal } from '../api';
 import { Link, navigate } from '../router';
@@ -62,7 +62,6 @@ export function FeedbackBlock({ id, principal, evidence }: { id: string; princip
   const [name, setName] = useState('');
   const [result, setResult] = useState<string | null>(null);
   const [error, setError] = useState<Error | null>(null);
-  const isAdmin = principal?.role === 'admin';
   return (
     <section class="card" aria-labelledby="feedback" data-panel="feedback">
       <h2 id="feedback">Feedback</h2>
@@ -83,10 +82,10 @@ export function FeedbackBlock({ id, principal, evidence }: { id: string; princip
           )
         }
       </Async>
-      {isAdmin ? (
+      {principal ? (
         <form
           class="filters feedback-form"
-          data-admin-actions
+          data-feedback-actions
           onSubmit={async (e) => {
             e.preventDefault();
             setError(null);
@@ -121,18 +120,18 @@ export function FeedbackBlock({ id, principal, evidence }: { id: string; princip
           {action === 'rename' && (
             <label class="field">
               <span>New name</span>
-              <input type="text" name="new_display_name" maxLength={255} value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
+              <input type="text" name="new_display_name" value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
             </label>
           )}
           <label class="field">
             <span>Reason{action === 'dismiss' || action === 'flag_attribution' ? ' (required)' : ''}</span>
-            <input type="text" name="reason" maxLength={2000} value={reason} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} />
+            <input type="text" name="reason" value={reason} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} />
           </label>
           <button type="submit">Send feedback</button>
         </form>
       ) : (
         <p class="muted small" data-member-note>
-          Feedback actions (mark fixed, dismiss, flag evidence, rename) need an admin key.
+          Sign in with a key of this tenant to send feedback (mark fixed, dismiss, flag evidence, rename).
         </p>
       )}
       {result && (

@@ -180,6 +180,10 @@ test('task-cluster search: hybrid by default, fuzzy and semantic, fallback to fu
   assert.is(fallback.body.search_mode, 'fuzzy');
   const lookup = await get(`/task-clusters/search?node_id=${top.node_id}`);
   assert.is(lookup.body.matches.length, 1);
+  // an exact lookup computes no vector: it reports the mode without vectors, whatever mode asked
+  assert.is(lookup.body.search_mode, 'fuzzy');
+  assert.is(lookup.body.matches[0].similarity, undefined);
+  assert.is((await get(`/task-clusters/search?node_id=${top.node_id}&q=refund&mode=semantic`)).body.search_mode, 'fuzzy');
   assert.is(lookup.body.matches[0].node_id, top.node_id);
   assert.is(lookup.body.matches[0].ancestor_path.length, top.depth);
   assert.is(lookup.body.matches[0].path_truncated, false);
@@ -188,7 +192,8 @@ test('task-cluster search: hybrid by default, fuzzy and semantic, fallback to fu
   assert.is((await get('/task-clusters/search?q=ab&mode=keyword')).status, 400);
   assert.is((await get('/task-clusters/search?q=refund&limit=99')).body.matches.length <= 50, true);
   const other = await get('/task-clusters/search?q=refund', otherKey);
-  assert.equal([other.body.clusterRunId, other.body.matches], [null, []]);
+  assert.equal([other.body.clusterRunId, other.body.matches, other.body.search_mode], [null, [], 'fuzzy'], 'no taxonomy run: semantic unavailable, fuzzy ran');
+  assert.is((await get('/task-clusters/search?q=refund&mode=semantic', otherKey)).body.search_mode, 'fuzzy');
 });
 
 test('conversation search is hybrid when search is the only filter; anchor search has three modes', async () => {

@@ -191,27 +191,52 @@ test('202: POST /feedback with every field, severity defaults to low', async () 
   assert.equal(Object.keys(r.body).sort(), ['feedback_id', 'submitted_at']);
 });
 
-// ---- Authentication on every route
-const ROUTES: [string, string][] = [
+// ---- Authentication on every route (each POST with a body its route accepts)
+const PROBLEM = '00000000-0000-4000-8000-000000000000';
+const ROUTES: [string, string, unknown?][] = [
   ['GET', '/conversations'],
   ['GET', '/conversations/c20/context'],
+  ['GET', '/conversations/c20/step-scores'],
+  ['GET', '/conversations/c20/world-state'],
+  ['GET', '/conversations/c20/world-state/replay'],
+  ['GET', '/conversations/c20/world-state/snapshot?msg_index=0&block_index=0'],
   ['GET', '/overview'],
   ['GET', '/tool-failures'],
   ['GET', '/tool-failures/Bash'],
   ['GET', '/emotions'],
   ['GET', '/hallucinations'],
   ['GET', '/search?q=x'],
-  ['POST', '/feedback'],
+  ['GET', '/clusters'],
+  ['GET', '/clusters/n1/conversations'],
+  ['GET', '/task-clusters/search?q=refund'],
+  ['GET', '/task-clusters/search?node_id=n1'],
+  ['GET', '/problems'],
+  ['GET', `/problems/${PROBLEM}`],
+  ['GET', `/problems/${PROBLEM}/reports`],
+  ['GET', `/problems/${PROBLEM}/conversations`],
+  ['GET', `/problems/${PROBLEM}/evidence`],
+  ['GET', `/problems/${PROBLEM}/feedback`],
+  ['POST', `/problems/${PROBLEM}/feedback`, { action: 'mark_fixed' }],
+  ['POST', '/problems/not-a-uuid/feedback', { action: 'mark_fixed' }],
+  ['POST', '/feedback', { category: 'other' }],
   ['GET', '/openapi.json'],
   ['GET', '/whoami'],
   ['GET', '/no-such-endpoint'],
 ];
 
 test('401: a missing key is refused on every route with a message saying it is required', async () => {
-  for (const [method, p] of ROUTES) {
-    const r = await http(url(p), { method, ...(method === 'POST' ? { body: { category: 'other' } } : {}) });
+  for (const [method, p, body] of ROUTES) {
+    const r = await http(url(p), { method, ...(body ? { body } : {}) });
     assert.is(r.status, 401, `${method} ${p}`);
     assert.match(r.body.message, /required/i);
+  }
+});
+
+test('every mounted data route is in the authentication list', async () => {
+  const listed = new Set(ROUTES.map(([m, p]) => `${m} ${p.split('?')[0]!.replace(/\/(c20|Bash|n1|not-a-uuid|[0-9a-f-]{36})(?=\/|$)/g, '/:id')}`));
+  for (const e of ENDPOINTS) {
+    const key = `${e.method.toUpperCase()} ${e.path.replace(/\{\w+\}/g, ':id')}`;
+    assert.ok(listed.has(key), `${key} is checked for 401`);
   }
 });
 
@@ -219,8 +244,8 @@ test('401: invalid and revoked keys are refused on every route; 403 without the 
   const revoked = await ts.system.rt.keys.create({ tenant: 'default', role: 'member', scopes: ['read'] });
   await ts.system.rt.keys.revoke(revoked.record.id);
   const ingestOnly = await ts.system.rt.keys.create({ tenant: 'default', role: 'member', scopes: ['ingest'] });
-  for (const [method, p] of ROUTES) {
-    const send = (key: string) => http(url(p), { method, headers: { 'x-api-key': key }, ...(method === 'POST' ? { body: { category: 'other' } } : {}) });
+  for (const [method, p, body] of ROUTES) {
+    const send = (key: string) => http(url(p), { method, headers: { 'x-api-key': key }, ...(body ? { body } : {}) });
     const invalid = await send('th.bogus.key.value');
     assert.is(invalid.status, 401, `${method} ${p}`);
     assert.is(typeof invalid.body.message, 'string');
@@ -228,8 +253,36 @@ test('401: invalid and revoked keys are refused on every route; 403 without the 
     const rv = await send(revoked.key);
     assert.is(rv.status, 401);
     assert.match(rv.body.message, /revoked/);
-    assert.is((await send(ingestOnly.key)).status, 403);
+    assert.is((await send(ingestOnly.key)).status, 403, `${method} ${p}`);
   }
+});
+
+test('problem feedback takes any read key of the tenant: the spec\'s 400 for a non-UUID id comes first, then 404 for an unknown problem', async () => {
+  const member = await ts.system.rt.keys.create({ tenant: 'default', role: 'member', scopes: ['read'] });
+  const send = (p: string, body: unknown) => http(url(p), { method: 'POST', headers: { 'x-api-key': member.key }, body });
+  const bad = await send('/problems/not-a-uuid/feedback', { action: 'mark_fixed' });
+  assert.equal([bad.status, bad.body.message], [400, 'problem id must be a UUID']);
+  const unknown = await send(`/problems/${PROBLEM}/feedback`, { action: 'mark_fixed' });
+  assert.is(unknown.status, 404, unknown.text);
+  const invalid = await send(`/problems/${PROBLEM}/feedback`, { action: 'explode' });
+  assert.is(invalid.status, 400);
+});
+
+test('413: a feedback body over 64 KB names the real limit', async () => {
+  const blob = 'x'.repeat(70_000);
+  for (const [p, body] of [['/feedback', { category: 'other', refs: { blob } }], [`/problems/${PROBLEM}/feedback`, { action: 'dismiss', reason: blob }]] as const) {
+    const r = await post(p, body);
+    assert.equal([r.status, r.body.message], [413, 'request body exceeds the 64 KB limit'], p);
+  }
+});
+
+test('task-cluster search reports the mode that ran: fuzzy without a taxonomy run, whatever mode asked', async () => {
+  for (const mode of ['', '&mode=hybrid', '&mode=semantic', '&mode=fuzzy']) {
+    const r = await get(`/task-clusters/search?q=refund${mode}`);
+    assert.equal([r.status, r.body.clusterRunId, r.body.search_mode, r.body.matches], [200, null, 'fuzzy', []], mode);
+  }
+  const lookup = await get('/task-clusters/search?node_id=n1&mode=semantic');
+  assert.equal([lookup.body.search_mode, lookup.body.matches], ['fuzzy', []]);
 });
 
 test('unknown ids are not 404: context and tool detail answer 200 with empty data', async () => {
