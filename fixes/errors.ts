@@ -30,3 +30,10 @@ export const codeHostUnavailable = defineUnavailable(
 );
 export const proposerUnavailable = defineUnavailable('proposer_unavailable', 10, 'the proposer model endpoint did not answer', 'the proposer model endpoint did not answer usably');
 export const webhookUnconfigured = defineUnavailable('webhook_unconfigured', 60, 'the merge-notification webhook is not configured (FIX_WEBHOOK_SECRET)', 'the merge-notification webhook has no secret configured');
+/** Raised by `asUnavailable` (fixes/unavailable.ts) for the failures it classes as an outage. */
+export const dataStoreUnavailable = defineUnavailable(
+  'data_store_unavailable',
+  5,
+  'a data store of the fix pipeline does not answer; retry later',
+  'a data store is unavailable: NATS JetStream (fix state, API keys, replay queues) or ClickHouse (fix history, evidence)',
+);

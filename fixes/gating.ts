@@ -10,16 +10,24 @@ import type { ArmText, CandidateTexts } from './candidates.js';
 import { FixCandidateInvalidError, FixStatusConflictError } from './errors.js';
 import type { PipelineContext } from './pipeline-context.js';
 import { sha256 } from './prompts.js';
-import type { RunStatus } from './replay.js';
+import { runEnded, type CaseScore, type RunStatus } from './replay.js';
 import type { FixEntry } from './store.js';
 import { publicFix, type Fix, type FixStatus, type GateResult, type StoredFix } from './types.js';
 import { verdictOf } from './verdict.js';
 
 const VERIFY_FROM: readonly FixStatus[] = ['PROPOSED', 'VERIFIED', 'GATE_FAILED', 'GATE_INCONCLUSIVE'];
 
-/** The gate result of completed gate and control runs: arm means, holdout wins/losses, noise floor, verdict. */
+/**
+ * The gate result of finished gate and control runs: arm means, holdout wins/losses, noise floor,
+ * verdict. A holdout case without a usable result counts as abstained: one the gate run has no
+ * score for (a replay errored, or the run ended without it) and, when the control run did not
+ * complete, one the control run has no measured result for (its noise is unknown).
+ */
 export function gateResultOf(f: StoredFix, gate: RunStatus, control: RunStatus): GateResult {
-  const byId = new Map(gate.cases.map((c) => [c.caseId, c]));
+  const holdoutIds = new Set(f.holdoutCaseIds);
+  const controlMeasured = new Set(control.cases.filter((c) => !c.abstained).map((c) => c.caseId));
+  const usable = (c: CaseScore) => control.status === 'completed' || !holdoutIds.has(c.caseId) || controlMeasured.has(c.caseId);
+  const byId = new Map(gate.cases.filter(usable).map((c) => [c.caseId, c]));
   const mean = (xs: number[]) => (xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 1000) / 1000 : 0);
   const arm = (ids: string[]) => {
     const live = ids.map((id) => byId.get(id)).filter((c) => c && !c.abstained) as Array<{ baseline: number; candidate: number }>;
@@ -42,10 +50,27 @@ export function gateResultOf(f: StoredFix, gate: RunStatus, control: RunStatus):
   return { repair: arm(f.repairCaseIds), holdout: { ...arm(f.holdoutCaseIds), wins, losses }, noiseFloor, abstained, verdict: v.verdict, reason: v.reason };
 }
 
+const VERDICT_STATUS: Record<GateResult['verdict'], FixStatus> = { pass: 'VERIFIED', fail: 'GATE_FAILED', inconclusive: 'GATE_INCONCLUSIVE' };
+
+/**
+ * What polling the gate gives (spec: GATING → VERIFIED / GATE_FAILED / GATE_INCONCLUSIVE once both
+ * runs finished, GATING with progress otherwise). A run has finished when it is `completed`,
+ * `skipped` or `error`; the verdict rules then decide (cases without usable results abstain).
+ */
+export function gateOutcome(f: StoredFix, gate: RunStatus, control: RunStatus): Pick<StoredFix, 'status' | 'statusReason'> & { gateResult?: GateResult } {
+  if (!runEnded(gate.status) || !runEnded(control.status)) {
+    return { status: 'GATING', statusReason: `gate ${gate.received}/${gate.expected} results, control ${control.received}/${control.expected}` };
+  }
+  const result = gateResultOf(f, gate, control);
+  const ended = [gate, control].filter((r) => r.status !== 'completed').map((r) => `${r.kind} run ${r.status}${r.error ? `: ${r.error}` : ''}`);
+  const reason = ended.length ? `${result.reason} (${ended.join('; ')})` : result.reason;
+  return { status: VERDICT_STATUS[result.verdict], statusReason: `verdict ${result.verdict}: ${reason}`, gateResult: { ...result, reason } };
+}
+
 export interface Gating {
   /** Queues the gate and control runs (the fix must have a replay set and a live replay worker). */
   startGate(f: StoredFix, candidate: ArmText): Promise<Partial<StoredFix>>;
-  /** Records progress or, once both runs completed, the verdict. */
+  /** Records progress or, once both runs finished (completed, skipped or error), the verdict. */
   pollGate(e: FixEntry, actor: string): Promise<FixEntry>;
   verify(tenant: string, fixId: string, input: { candidateContent?: string }, actor: string): Promise<{ gateRunId: string; fix: Fix }>;
 }
@@ -67,14 +92,9 @@ export function createGating(ctx: PipelineContext, texts: CandidateTexts): Gatin
     const f = e.fix;
     if (!f.gateRunId || !f.controlRunId) return e;
     const [gate, control] = await Promise.all([deps.replay.status(f.tenantId, f.gateRunId), deps.replay.status(f.tenantId, f.controlRunId)]);
-    if (gate.status !== 'completed' || control.status !== 'completed') {
-      const reason = `gate ${gate.received}/${gate.expected} results, control ${control.received}/${control.expected}`;
-      if (reason === f.statusReason) return e;
-      return (await ctx.tryWrite(e, { statusReason: reason }, 'advance', actor)).entry;
-    }
-    const result = gateResultOf(f, gate, control);
-    const status: FixStatus = result.verdict === 'pass' ? 'VERIFIED' : result.verdict === 'inconclusive' ? 'GATE_INCONCLUSIVE' : 'GATE_FAILED';
-    return (await ctx.tryWrite(e, { status, statusReason: `verdict ${result.verdict}: ${result.reason}`, gateResult: result }, 'advance', actor)).entry;
+    const outcome = gateOutcome(f, gate, control);
+    if (outcome.statusReason === f.statusReason && outcome.status === 'GATING') return e;
+    return (await ctx.tryWrite(e, outcome, 'advance', actor)).entry;
   };
 
   const verify: Gating['verify'] = async (tenant, fixId, { candidateContent }, actor) => {

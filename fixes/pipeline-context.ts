@@ -21,6 +21,7 @@ import type { ReplayService } from './replay.js';
 import { isShortRef } from './short-ref.js';
 import type { FixEntry, FixStore } from './store.js';
 import type { StoredFix } from './types.js';
+import { asUnavailable } from './unavailable.js';
 
 export interface FixPipelineDeps {
   fixes: FixStore;
@@ -126,8 +127,10 @@ export function createPipelineContext(deps: FixPipelineDeps): PipelineContext {
     try {
       outcome = await work(c.entry.fix);
     } catch (err) {
-      await release(c.entry, actor, err instanceof AppError && err.expose ? `step failed: ${err.message}` : undefined);
-      throw err;
+      // a data store that does not answer is a 503 the fix records as the reason it stopped
+      const e = asUnavailable(err);
+      await release(c.entry, actor, e instanceof AppError && e.expose ? `step failed: ${e.message}` : undefined);
+      throw e;
     }
     return (await tryWrite(c.entry, { ...outcome, claim: null }, 'advance', actor)).entry;
   };

@@ -35,7 +35,8 @@ export interface FixPipeline {
   draft(tenant: string, problemId: string, input: { fixType: DraftRoute }, actor: string): Promise<Fix>;
   get(tenant: string, fixId: string): Promise<Fix>;
   listForProblem(tenant: string, problemId: string): Promise<Fix[]>;
-  queue(tenant: string, input: { status?: FixStatus; limit: number; offset: number }): Promise<{ fixes: Fix[]; hasMore: boolean }>;
+  /** Ranked page of the fixes in `status` (or any of `statuses`; neither: every fix). */
+  queue(tenant: string, input: { status?: FixStatus; statuses?: readonly FixStatus[]; limit: number; offset: number }): Promise<{ fixes: Fix[]; hasMore: boolean }>;
   advance(tenant: string, fixId: string, actor: string): Promise<Fix>;
   verify(tenant: string, fixId: string, input: { candidateContent?: string }, actor: string): Promise<{ gateRunId: string; fix: Fix }>;
   submit(tenant: string, fixId: string, input: { channel: SubmitChannel; localRef?: string }, actor: string): Promise<Fix>;
@@ -85,17 +86,18 @@ export function createFixPipeline(deps: FixPipelineDeps): FixPipeline {
       return out;
     },
 
-    async queue(tenant, { status, limit, offset }) {
+    async queue(tenant, { status, statuses, limit, offset }) {
       const entries = await deps.fixes.list(tenant);
       const rank = new Map<string, number | null>();
       const reconciled: FixEntry[] = [];
       for (const e of entries) reconciled.push(await reconcile(e));
-      for (const pid of new Set(reconciled.map((e) => e.fix.problemId))) {
+      const wanted = (e: FixEntry) => (!status || e.fix.status === status) && (!statuses || statuses.includes(e.fix.status));
+      const kept = reconciled.filter(wanted);
+      for (const pid of new Set(kept.map((e) => e.fix.problemId))) {
         const p = await deps.problems.get(tenant, pid);
         rank.set(pid, p ? p.rankScore : null);
       }
-      const rows = reconciled
-        .filter((e) => !status || e.fix.status === status)
+      const rows = kept
         .map((e) => ({ ...publicFix(e.fix), problemRank: rank.get(e.fix.problemId) ?? null }))
         .sort((a, b) => (b.problemRank ?? -Infinity) - (a.problemRank ?? -Infinity) || b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
       return { fixes: rows.slice(offset, offset + limit), hasMore: rows.length > offset + limit };
@@ -116,7 +118,8 @@ export function createFixPipeline(deps: FixPipelineDeps): FixPipeline {
     checkout: delivery.checkout,
 
     async dismiss(tenant, fixId, reason, actor) {
-      const e = await load(tenant, fixId);
+      // reconciled first: a SHIPPED fix past its monitoring window is HELD (409), as any read shows it
+      const e = await reconcile(await load(tenant, fixId));
       if (UNDISMISSABLE.includes(e.fix.status)) throw new FixStatusConflictError('dismiss', e.fix.status, FIX_STATUSES.filter((s) => !UNDISMISSABLE.includes(s)).join(', '));
       if (ctx.isClaimed(e.fix)) throw new FixStatusConflictError('dismiss', `${e.fix.status} (a step is in progress)`, '');
       const w = await ctx.mustWrite(e, { status: 'REJECTED', statusReason: `dismissed: ${reason}`, claim: null }, 'dismiss', actor);

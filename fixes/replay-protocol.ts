@@ -9,6 +9,8 @@
  * A worker pulls from the durable consumer `replay-workers` (shared: several workers split the
  * queue), replays the case's scenario with the arm's prompt, publishes the result, then acks.
  * A crash before the ack redelivers the item; publishing the same result again is harmless.
+ * An item the harness cannot replay (it failed on every attempt) is answered with outcome
+ * `error`: the run then ends in status `error` instead of waiting for it forever.
  */
 export const REPLAY_PROTOCOL = 'tracehouse.replay.v1';
 export const REPLAY_WORK_STREAM = 'REPLAY_WORK';
@@ -21,7 +23,8 @@ export const resultSubject = (tenant: string, runId: string, caseId: string, arm
 export const runResultsFilter = (tenant: string, runId: string) => `replay.results.${tenant}.${runId}.>`;
 
 export type ReplayArm = 'baseline' | 'candidate';
-export type ReplayOutcome = 'pass' | 'fail' | 'abstain';
+/** `error`: the harness could not replay the item (the case counts as abstained, the run ends in `error`). */
+export type ReplayOutcome = 'pass' | 'fail' | 'abstain' | 'error';
 
 export interface ReplayCase {
   /** Token-safe id, unique in its set (`c001`…). */

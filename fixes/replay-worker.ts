@@ -5,7 +5,9 @@
  * Scripted agent: a case with no scenario (no user message to replay) abstains; otherwise the
  * agent handles the scenario when its prompt carries every check phrase of the case
  * (case-insensitive) and fails when one is missing. The seed does not change the outcome.
- * A user's own worker replaces `scriptedOutcome` with a run of their agent harness.
+ * A user's own worker replaces `scriptedOutcome` with a run of their agent harness. An item whose
+ * replay throws is redelivered, and answered with outcome `error` after `maxAttempts` attempts,
+ * so its run ends (in `error`) rather than waiting for it forever.
  */
 import { randomUUID } from 'node:crypto';
 import { AckPolicy, type Consumer, type JsMsg } from '@nats-io/jetstream';
@@ -30,6 +32,9 @@ export function scriptedOutcome(item: Pick<ReplayWorkItem, 'case' | 'prompt'>): 
   if (missing.length) return { outcome: 'fail', detail: `prompt lacks guidance on: ${missing.join(', ')}` };
   return { outcome: 'pass', detail: 'handled' };
 }
+
+/** Attempts of a work item whose replay throws before the worker answers it with outcome `error`. */
+export const REPLAY_MAX_ATTEMPTS = 3;
 
 export interface ReplayWorker {
   readonly workerId: string;
@@ -57,9 +62,19 @@ export async function ensureWorkConsumer(bus: Bus): Promise<Consumer> {
 
 export async function startReplayWorker(
   bus: Bus,
-  opts: { log?: Logger; replay?: (item: ReplayWorkItem) => Promise<{ outcome: ReplayOutcome; detail: string; score?: number }>; kind?: string } = {},
+  opts: {
+    log?: Logger;
+    replay?: (item: ReplayWorkItem) => Promise<{ outcome: ReplayOutcome; detail: string; score?: number }>;
+    kind?: string;
+    /** Attempts of an item whose replay throws before it is answered with outcome `error` (default 3). */
+    maxAttempts?: number;
+    /** Delay before a failed item is redelivered (default 1000 ms). */
+    retryDelayMs?: number;
+  } = {},
 ): Promise<ReplayWorker> {
   const workerId = randomUUID();
+  const maxAttempts = opts.maxAttempts ?? REPLAY_MAX_ATTEMPTS;
+  const retryDelayMs = opts.retryDelayMs ?? 1000;
   const replay: (item: ReplayWorkItem) => Promise<{ outcome: ReplayOutcome; detail: string; score?: number }> = opts.replay ?? (async (item) => scriptedOutcome(item));
   const hello: ReplayWorkerHello = { protocol: REPLAY_PROTOCOL, worker_id: workerId, kind: opts.kind ?? 'scripted' };
   const sub = bus.nc.subscribe(REPLAY_PING_SUBJECT, {
@@ -82,8 +97,7 @@ export async function startReplayWorker(
       m.term();
       return;
     }
-    try {
-      const r = await replay(item);
+    const publish = async (r: { outcome: ReplayOutcome; detail: string; score?: number }) => {
       const result: ReplayResult = {
         protocol: REPLAY_PROTOCOL,
         run_id: item.run_id,
@@ -98,9 +112,24 @@ export async function startReplayWorker(
       await bus.js.publish(item.result_subject, JSON.stringify(result), { msgID: `${item.result_subject}` });
       m.ack();
       handled++;
+    };
+    let outcome: { outcome: ReplayOutcome; detail: string; score?: number };
+    try {
+      outcome = await replay(item);
     } catch (err) {
-      opts.log?.warn({ err: (err as Error).message, run: item.run_id }, 'replay failed: redelivering');
-      m.nak(1000);
+      if (m.info.deliveryCount < maxAttempts) {
+        opts.log?.warn({ err: (err as Error).message, run: item.run_id }, 'replay failed: redelivering');
+        m.nak(retryDelayMs);
+        return;
+      }
+      // the harness failed on every attempt: answer `error` so the run ends instead of waiting forever
+      outcome = { outcome: 'error', detail: `replay failed ${m.info.deliveryCount} times: ${String((err as Error)?.message ?? err).slice(0, 200)}` };
+    }
+    try {
+      await publish(outcome);
+    } catch (err) {
+      opts.log?.warn({ err: (err as Error).message, run: item.run_id }, 'replay result not published: redelivering');
+      m.nak(retryDelayMs);
     }
   };
   const loop = (async () => {

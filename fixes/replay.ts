@@ -48,15 +48,23 @@ export interface CaseScore {
   abstained: boolean;
 }
 
+export type RunState = 'queued' | 'running' | 'completed' | 'skipped' | 'error';
+
+/** spec: `completed`, `skipped` (a run with no cases) and `error` (a replay could not run) end a run. */
+export const RUN_ENDED: readonly RunState[] = ['completed', 'skipped', 'error'];
+export const runEnded = (s: RunState): boolean => RUN_ENDED.includes(s);
+
 export interface RunStatus {
   runId: string;
   setId: string;
   kind: ReplayRun['kind'];
-  /** `completed` and `skipped` (a run with no cases) end a run; `queued` and `running` are in flight. */
-  status: 'queued' | 'running' | 'completed' | 'skipped';
+  /** See RUN_ENDED; `queued` and `running` are in flight. */
+  status: RunState;
   expected: number;
   received: number;
   cases: CaseScore[];
+  /** Why a run ended in `error`. */
+  error?: string;
 }
 
 export interface ReplayService {
@@ -138,20 +146,29 @@ export function createReplayService(bus: Bus, kv: JsonKv, now: () => number, opt
         const m = await bus.jsm.streams.getMessage(REPLAY_RESULTS_STREAM, { last_by_subj: s });
         if (m) results.push(m.json<ReplayResult>());
       }
-      return { ...base, status: 'completed', cases: foldCases(run.caseIds, results) };
+      return { ...base, ...finishedRun(run.caseIds, results) };
     },
   };
   return svc;
 }
 
+/** A run whose every result is in: `completed`, or `error` when a replay could not run (its case abstains). */
+export function finishedRun(caseIds: string[], results: ReplayResult[]): Pick<RunStatus, 'status' | 'cases' | 'error'> {
+  const cases = foldCases(caseIds, results);
+  const failed = results.filter((r) => r.outcome === 'error');
+  if (!failed.length) return { status: 'completed', cases };
+  const detail = (failed[0]!.detail ?? 'no detail').slice(0, 300);
+  return { status: 'error', cases, error: `${failed.length} of ${results.length} replays could not run (${failed[0]!.case_id} ${failed[0]!.arm}: ${detail})` };
+}
+
 /**
  * Per case and arm: the mean score over seeds; a case abstains when any of its results abstained
- * (the harness could not replay it), so it counts for neither arm.
+ * or errored (the harness could not replay it), so it counts for neither arm.
  */
 export function foldCases(caseIds: string[], results: ReplayResult[]): CaseScore[] {
   return caseIds.map((caseId) => {
     const mine = results.filter((r) => r.case_id === caseId);
-    const abstained = mine.some((r) => r.outcome === 'abstain');
+    const abstained = mine.some((r) => r.outcome === 'abstain' || r.outcome === 'error');
     const mean = (arm: ReplayArm) => {
       const xs = mine.filter((r) => r.arm === arm);
       return xs.length ? xs.reduce((a, r) => a + (r.outcome === 'pass' ? Math.max(0, Math.min(1, r.score ?? 1)) : 0), 0) / xs.length : null;

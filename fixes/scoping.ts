@@ -47,16 +47,20 @@ export function createScopeStep(deps: FixPipelineDeps): StepWork {
     const repair = ordered.filter((_, i) => i % 2 === 0).map((c) => c.case_id);
     const set = await deps.replay.createSet(f.tenantId, { name: `${magicWord(f.shortRef, deps.magicPrefix)} replay set`, cases, source: 'fix' });
     const common: Partial<StoredFix> = { rubricVersion: p.rubricVersion, replaySetId: set.setId, repairCaseIds: repair, holdoutCaseIds: holdout, problemRank: p.rankScore };
+    // spec: an unrouted fix has fix type UNROUTED and null target fields (packet-only)
+    const unrouted = (statusReason: string): Partial<StoredFix> => ({
+      ...common,
+      fixType: 'UNROUTED',
+      status: 'UNROUTED',
+      statusReason,
+      targetArtifactKey: null,
+      targetSourcePath: null,
+      routeConfidence: null,
+      promptId: null,
+      baselineVersionId: null,
+    });
     if (!decision) {
-      return {
-        ...common,
-        fixType: 'UNROUTED',
-        status: 'UNROUTED',
-        statusReason: graph ? `no harness artifact matches the evidence${f.requestedRoute === 'prompt' ? ' (prompt route only)' : ''}` : 'no harness graph uploaded (harness_sync) to route the problem to',
-        targetArtifactKey: null,
-        targetSourcePath: null,
-        routeConfidence: null,
-      };
+      return unrouted(graph ? `no harness artifact matches the evidence${f.requestedRoute === 'prompt' ? ' (prompt route only)' : ''}` : 'no harness graph uploaded (harness_sync) to route the problem to');
     }
     const routed: Partial<StoredFix> = {
       ...common,
@@ -71,7 +75,7 @@ export function createScopeStep(deps: FixPipelineDeps): StepWork {
     const rec = await deps.prompts.get(f.tenantId, decision.artifact.prompt_key ?? decision.artifact.key);
     const baselineVersionId = rec && !rec.removed ? (rec.labels.prod ?? null) : null;
     if (!baselineVersionId && decision.artifact.content === undefined) {
-      return { ...routed, status: 'UNROUTED', statusReason: `prompt artifact ${decision.artifact.key} has no prod-labeled registry version and no content in the harness graph to patch` };
+      return unrouted(`prompt artifact ${decision.artifact.key} has no prod-labeled registry version and no content in the harness graph to patch`);
     }
     return {
       ...routed,

@@ -107,9 +107,18 @@ export interface StoredFix extends Fix {
 
 const PRIVATE_KEYS = ['requestedRoute', 'claim', 'shippedAt', 'feedbackIds', 'prNumber', 'lifecycleAtShip'] as const;
 
+/**
+ * An UNROUTED fix as the spec has it: fix type UNROUTED and no target (null artifact, path,
+ * confidence, prompt and baseline). Scoping writes it so; this also covers rows stored before.
+ */
+export function unroutedView<F extends Fix>(f: F): F {
+  if (f.status !== 'UNROUTED' && f.fixType !== 'UNROUTED') return f;
+  return { ...f, fixType: 'UNROUTED', targetArtifactKey: null, targetSourcePath: null, routeConfidence: null, promptId: null, baselineVersionId: null };
+}
+
 /** The public fix object (spec field list, in spec order). */
 export function publicFix(f: StoredFix): Fix {
-  const out: Record<string, unknown> = { ...f };
+  const out: Record<string, unknown> = { ...unroutedView(f) };
   for (const k of PRIVATE_KEYS) delete out[k];
   return out as unknown as Fix;
 }

@@ -7,10 +7,13 @@ import { z } from 'zod';
 import { AppError, BadRequestError } from '../core/errors.js';
 import type { Principal } from '../core/keys.js';
 import { FIX_STATUSES, type Fix, type FixStatus } from '../fixes/types.js';
+import { asUnavailable } from '../fixes/unavailable.js';
 import { CANDIDATE_MAX_CHARS, CANDIDATE_MIN_CHARS, DRAFT_ROUTES, FIX_QUEUE_DEFAULT_LIMIT, FIX_QUEUE_MAX_LIMIT, SUBMIT_CHANNELS } from '../schemas/api/fix-values.js';
 import { ok, pollSeconds, tenantId, waitSeconds, type ToolContext, type ToolKit } from './tool-kit.js';
 
 const DRIVEABLE: readonly FixStatus[] = ['DRAFT', 'SCOPING', 'PROPOSING', 'PROPOSED', 'GATING'];
+/** Most fixes `fixes_drive` advances per pass; more active fixes set `coverage_truncated`. */
+export const DRIVE_PASS_MAX = 100;
 
 /** The follow-up tool for a fix in a status (spec: `data.next_steps`). */
 export function nextSteps(f: Pick<Fix, 'status' | 'fixType'>): Array<{ tool: string; why: string }> {
@@ -104,27 +107,31 @@ export function registerFixTools({ tool, actor, sleep }: ToolKit, ctx: ToolConte
     async (a, p) => {
       const warnings: string[] = [];
       const wanted = a.status ? [a.status] : DRIVEABLE;
+      const cap = ctx.drivePassCap ?? DRIVE_PASS_MAX;
       let coverageTruncated = false;
-      const advanced: Record<string, FixStatus> = {};
+      const advanced = new Map<string, { fix_id: string; short_ref: string; status: FixStatus }>();
       let passes = 0;
       for (let pass = 0; pass < a.max_passes; pass++) {
-        const active = (await services.pipeline.queue(p.tenant, { limit: 1000, offset: 0 })).fixes.filter((f) => wanted.includes(f.status));
-        if (!active.length) break;
-        if (active.length > 100) coverageTruncated = true;
+        // only the fixes in the wanted statuses, best ranked first: inactive fixes never use up the cap
+        const page = await services.pipeline.queue(p.tenant, { statuses: wanted, limit: cap, offset: 0 });
+        if (!page.fixes.length) break;
+        if (page.hasMore) coverageTruncated = true;
         passes++;
-        for (const f of active.slice(0, 100)) {
+        for (const f of page.fixes) {
           try {
-            advanced[f.id] = (await services.pipeline.advance(p.tenant, f.id, actor(p))).status;
+            const after = await services.pipeline.advance(p.tenant, f.id, actor(p));
+            advanced.set(f.id, { fix_id: after.id, short_ref: after.shortRef, status: after.status });
           } catch (err) {
-            warnings.push(`${f.shortRef}: ${err instanceof AppError && err.expose ? err.message : 'advance failed'}`);
+            const e = asUnavailable(err);
+            warnings.push(`${f.shortRef}: ${e instanceof AppError && e.expose ? e.message : 'advance failed'}`);
           }
         }
         if (pass + 1 < a.max_passes && a.pass_interval_seconds > 0) await sleep(a.pass_interval_seconds * 1000);
       }
-      const after = (await services.pipeline.queue(p.tenant, { limit: 1000, offset: 0 })).fixes;
-      const stragglers = after.filter((f) => wanted.includes(f.status)).map((f) => ({ fix_id: f.id, short_ref: f.shortRef, status: f.status, status_reason: f.statusReason }));
-      const touched = after.filter((f) => f.id in advanced).map((f) => ({ fix_id: f.id, short_ref: f.shortRef, status: f.status }));
-      return ok({ passes, fixes: touched, stragglers, coverage_truncated: coverageTruncated }, warnings);
+      const left = await services.pipeline.queue(p.tenant, { statuses: wanted, limit: cap, offset: 0 });
+      if (left.hasMore) warnings.push(`more than ${cap} fixes are still in ${wanted.join('/')}: stragglers lists the first ${cap}`);
+      const stragglers = left.fixes.map((f) => ({ fix_id: f.id, short_ref: f.shortRef, status: f.status, status_reason: f.statusReason }));
+      return ok({ passes, fixes: [...advanced.values()], stragglers, coverage_truncated: coverageTruncated }, warnings);
     },
   );
   tool(

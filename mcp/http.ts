@@ -1,7 +1,9 @@
 /**
  * MCP over Streamable HTTP at /mcp on the query service (stateless: every POST carries its own
  * `x-api-key`; responses are JSON). GET and DELETE answer 405 (no server-initiated streams, no
- * sessions). The key is checked (401) before the request reaches the MCP server.
+ * sessions). The key is checked before the request reaches the MCP server: 401 without a valid key,
+ * 403 without the `read` scope (as on the data API), 503 with Retry-After when the key store (NATS)
+ * does not answer.
  */
 import type Router from '@koa/router';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -10,6 +12,7 @@ import type { KeyStore } from '../core/keys.js';
 import type { Logger } from '../core/log.js';
 import { BadRequestError, PayloadTooLargeError } from '../core/errors.js';
 import type { FixServices } from '../fixes/services.js';
+import { asUnavailable } from '../fixes/unavailable.js';
 import type { CursorCodec } from '../query/pagination.js';
 import type { Store } from '../core/clickhouse.js';
 import { createConversationSource, createMcpServer } from './server.js';
@@ -31,7 +34,11 @@ export function mountMcp(router: Router<RequestState>, deps: McpMountDeps): void
   const conversations = createConversationSource(deps.store, deps.now);
   router.post('mcp', MCP_PATH, async (ctx) => {
     const apiKey = ctx.get('x-api-key') || '';
-    await deps.keys.authenticate(apiKey || undefined, {});
+    try {
+      await deps.keys.authenticate(apiKey || undefined, { scope: 'read' });
+    } catch (err) {
+      throw asUnavailable(err);
+    }
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > MAX_MCP_BODY_BYTES) throw new PayloadTooLargeError(MAX_MCP_BODY_BYTES);
     const chunks: Buffer[] = [];

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { BadRequestError, NotFoundError } from '../core/errors.js';
 import { PROMPT_LABELS, sha256, type PromptEntryInput } from '../fixes/prompts.js';
 import type { ReplayCase } from '../fixes/replay-protocol.js';
-import type { ReplayRun, RunStatus } from '../fixes/replay.js';
+import { runEnded, type ReplayRun, type RunStatus } from '../fixes/replay.js';
 import { ok, pollSeconds, tenantId, waitSeconds, type ToolContext, type ToolKit } from './tool-kit.js';
 
 const promptEntry = z.object({
@@ -53,6 +53,7 @@ function runSummary(s: RunStatus) {
     run_id: s.runId,
     set_id: s.setId,
     status: s.status,
+    ...(s.error ? { error: s.error } : {}),
     results: { expected: s.expected, received: s.received },
     baseline: { passes: b, rate: live.length ? b / live.length : null },
     candidate: { passes: c, rate: live.length ? c / live.length : null },
@@ -104,7 +105,7 @@ export function registerPromptTools({ tool, sleep }: ToolKit, ctx: ToolContext):
     const until = ctx.now() + maxWaitS * 1000;
     for (;;) {
       const s = await services.replay.status(tenant, runId);
-      if (s.status === 'completed' || s.status === 'skipped' || ctx.now() + pollS * 1000 > until) return s;
+      if (runEnded(s.status) || ctx.now() + pollS * 1000 > until) return s;
       await sleep(pollS * 1000);
     }
   };
@@ -167,7 +168,8 @@ export function registerPromptTools({ tool, sleep }: ToolKit, ctx: ToolContext):
       if (!a.wait) return ok({ replaySetId: set.setId, runId: run.runId });
       const s = runSummary(await waitRun(p.tenant, run.runId, a.max_wait_seconds, a.poll_interval_seconds));
       const warnings: string[] = [];
-      if (s.status !== 'completed') warnings.push(`run still ${s.status} after ${a.max_wait_seconds}s: poll replay_run_status`);
+      if (!runEnded(s.status)) warnings.push(`run still ${s.status} after ${a.max_wait_seconds}s: poll replay_run_status`);
+      else if (s.error) warnings.push(`run ended in error: ${s.error}`);
       if (a.promote_primary && s.verdict === 'candidate' && a.candidate_prompt_id && a.candidate_version_id) {
         const rec = await services.prompts.getById(p.tenant, a.candidate_prompt_id);
         if (rec) await services.prompts.promote(p.tenant, rec.key, 'prod', a.candidate_version_id);
@@ -255,7 +257,8 @@ export function registerPromptTools({ tool, sleep }: ToolKit, ctx: ToolContext):
         });
         const s = runSummary(await waitRun(p.tenant, run.runId, a.max_wait_seconds, a.poll_interval_seconds));
         data.gate = s;
-        if (s.status !== 'completed') warnings.push(`gate run still ${s.status} after ${a.max_wait_seconds}s: poll replay_run_status`);
+        if (!runEnded(s.status)) warnings.push(`gate run still ${s.status} after ${a.max_wait_seconds}s: poll replay_run_status`);
+        else if (s.error) warnings.push(`gate run ended in error: ${s.error}`);
         if (a.promote_on_win && s.status === 'completed' && s.verdict === 'candidate') {
           await services.prompts.promote(p.tenant, rec.key, 'prod', v.versionId);
           data.promoted = true;

@@ -6,12 +6,13 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, ForbiddenError } from '../core/errors.js';
+import { AppError, ForbiddenError, UnavailableError } from '../core/errors.js';
 import type { KeyStore, Principal } from '../core/keys.js';
 import type { Logger } from '../core/log.js';
 import type { CursorCodec } from '../query/pagination.js';
 import type { FixServices } from '../fixes/services.js';
 import { MCP_ACTOR } from '../fixes/pipeline.js';
+import { asUnavailable } from '../fixes/unavailable.js';
 
 export interface ToolContext {
   keys: KeyStore;
@@ -25,6 +26,8 @@ export interface ToolContext {
   conversations: ConversationSource;
   /** Unexpected (5xx) tool failures are logged here once. */
   log?: Logger;
+  /** Most fixes `fixes_drive` advances per pass (default DRIVE_PASS_MAX); more sets coverage_truncated. */
+  drivePassCap?: number;
 }
 
 export interface ConversationSource {
@@ -42,10 +45,16 @@ export function ok(data: unknown, warnings: string[] = [], isError = false): Cal
   return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload as Record<string, unknown>, ...(isError ? { isError: true } : {}) };
 }
 
-/** An error result: an AppError keeps its status and code (its message only when exposed); anything else is a 500. */
+/**
+ * An error result: an AppError keeps its status and code (its message only when exposed), a 503
+ * adds `retry_after_seconds` (the routes' Retry-After); anything else is a 500.
+ */
 export function fail(err: unknown): CallToolResult {
   const e = err instanceof AppError ? err : undefined;
-  const error = e ? { status: e.status, code: e.code, message: e.expose ? e.message : 'internal error' } : { status: 500, code: 'internal', message: 'internal error' };
+  const error: { status: number; code: string; message: string; retry_after_seconds?: number } = e
+    ? { status: e.status, code: e.code, message: e.expose ? e.message : 'internal error' }
+    : { status: 500, code: 'internal', message: 'internal error' };
+  if (e instanceof UnavailableError) error.retry_after_seconds = e.retryAfterSeconds;
   const payload = { error };
   return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload, isError: true };
 }
@@ -79,8 +88,14 @@ export interface ToolKit {
 export function createToolKit(server: McpServer, ctx: ToolContext): ToolKit {
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
+  /**
+   * The caller: a key with the `read` scope (401 without a valid key; an unsigned key needs
+   * `tenant_id`, 401). A `tenant_id` other than the key's tenant is a workspace the key is not a
+   * member of: 403, as on the routes. Writing tools need the admin role (403).
+   */
   const principalFor = async (tenant: string | undefined, write: boolean): Promise<Principal> => {
-    const p = await ctx.keys.authenticate(ctx.apiKey, { tenant, requireTenantForLegacy: true });
+    const p = await ctx.keys.authenticate(ctx.apiKey, { scope: 'read', requireTenantForLegacy: tenant === undefined });
+    if (tenant !== undefined && tenant !== p.tenant) throw new ForbiddenError('the API key is not a member of this workspace');
     if (write && p.role !== 'admin') throw new ForbiddenError('this tool writes and needs an admin API key');
     return p;
   };
@@ -106,8 +121,10 @@ export function createToolKit(server: McpServer, ctx: ToolContext): ToolKit {
           const writes = opts.write || (name === 'fix' && a.wait === true);
           return await run(args, await principalFor(a.tenant_id, writes));
         } catch (err) {
-          if (!(err instanceof AppError) || err.status >= 500) ctx.log?.error({ err, tool: name }, 'tool failed');
-          return fail(err);
+          // NATS or ClickHouse not answering: 503 with retry_after_seconds, not a 500
+          const e = asUnavailable(err);
+          if (!(e instanceof AppError) || (e.status >= 500 && e.status !== 503)) ctx.log?.error({ err, tool: name }, 'tool failed');
+          return fail(e);
         }
       }) as never,
     );

@@ -48,10 +48,10 @@ export function buildOpenApi(endpoints: readonly EndpointSpec[], fixRoutes: read
       responses: {
         BadRequest: errorResponse('A parameter or the body violates its rules; `message` lists each problem.'),
         Unauthorized: errorResponse('Missing, invalid or revoked API key.'),
-        Forbidden: errorResponse('The key lacks the `read` scope, or (problem feedback) is not an admin key.'),
+        Forbidden: errorResponse('The key lacks the `read` scope.'),
         FixUnauthorized: errorResponse('Missing, invalid or revoked API key.'),
-        FixForbiddenRead: errorResponse('The API key is not a member of the workspace in the path.'),
-        FixForbiddenWrite: errorResponse('The API key is not a member of the workspace in the path, or is not an admin key.'),
+        FixForbiddenRead: errorResponse('The API key is not a member of the workspace in the path, or lacks the read scope.'),
+        FixForbiddenWrite: errorResponse('The API key is not a member of the workspace in the path, lacks the read scope, or is not an admin key.'),
       },
     },
   };

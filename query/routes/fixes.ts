@@ -1,7 +1,9 @@
 /**
  * Fix routes under /api/tenants/:tenantId (spec/fix-pipeline.md "Fix routes") and the merge
- * notification webhook /api/webhooks/code-host, mounted from FIX_ROUTES. Auth: `x-api-key` (401), membership of the tenant
- * in the path for reads and the admin role for every POST (403), both before any validation.
+ * notification webhook /api/webhooks/code-host, mounted from FIX_ROUTES. Auth: `x-api-key` (401), the
+ * key's `read` scope (what the data API requires), membership of the tenant in the path for reads
+ * and the admin role for every POST (403), all before any validation. A data store that does not
+ * answer is a 503 with Retry-After (fixes/unavailable.ts), never a 500.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type Router from '@koa/router';
@@ -9,6 +11,7 @@ import type { AppContext, RequestState } from '../../core/http.js';
 import { BadRequestError, ForbiddenError, PayloadTooLargeError } from '../../core/errors.js';
 import type { KeyStore, Principal } from '../../core/keys.js';
 import { WebhookSignatureError, webhookUnconfigured } from '../../fixes/errors.js';
+import { asUnavailable } from '../../fixes/unavailable.js';
 import type { FixPipeline } from '../../fixes/pipeline.js';
 import type { PromptRegistry } from '../../fixes/prompts.js';
 import { FIX_BODY_MAX_BYTES, FIX_ROUTES, WEBHOOK_BODY_MAX_BYTES, type FixOperationId, type FixRouteSpec } from '../../schemas/api/fixes.js';
@@ -51,7 +54,7 @@ async function readBody(ctx: AppContext, maxBytes: number): Promise<unknown> {
 }
 
 export async function authorizeTenant(keys: KeyStore, ctx: AppContext, tenant: string, write: boolean): Promise<Principal> {
-  const principal = await keys.authenticate(ctx.get('x-api-key') || undefined, {});
+  const principal = await keys.authenticate(ctx.get('x-api-key') || undefined, { scope: 'read' });
   if (principal.tenant !== tenant) throw new ForbiddenError('the API key is not a member of this workspace');
   if (write && principal.role !== 'admin') throw new ForbiddenError('this action needs the admin role');
   return principal;
@@ -130,12 +133,17 @@ export function mountFixRoutes(router: Router<RequestState>, deps: FixRouteDeps)
     const parseBody = route.body && route.access !== 'signature' ? compileBody<unknown>(route.body) : undefined;
     router[route.method](route.operationId, koaPath(route.path), async (ctx) => {
       const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
-      let actor = '';
-      if (route.access !== 'signature') actor = actorOf(await authorizeTenant(deps.keys, ctx, params.tenantId!, route.access === 'admin'));
-      const query = parseQuery ? parseQuery(ctx.query as RawQuery) : undefined;
-      const body = parseBody ? parseBody(await readBody(ctx, route.maxBodyBytes ?? FIX_BODY_MAX_BYTES)) : undefined;
-      ctx.body = await handler({ params, query, body, actor, ctx } as FixInput<FixOperationId>);
-      ctx.status = route.status;
+      try {
+        let actor = '';
+        if (route.access !== 'signature') actor = actorOf(await authorizeTenant(deps.keys, ctx, params.tenantId!, route.access === 'admin'));
+        const query = parseQuery ? parseQuery(ctx.query as RawQuery) : undefined;
+        const body = parseBody ? parseBody(await readBody(ctx, route.maxBodyBytes ?? FIX_BODY_MAX_BYTES)) : undefined;
+        ctx.body = await handler({ params, query, body, actor, ctx } as FixInput<FixOperationId>);
+        ctx.status = route.status;
+      } catch (err) {
+        // NATS or ClickHouse not answering (the key store included): 503 with Retry-After
+        throw asUnavailable(err);
+      }
     });
   }
 }

@@ -204,11 +204,11 @@ export const fixPacketSchema = {
     },
     candidate: {
       type: 'object',
-      description: 'Present for `PROMPT` fixes with a candidate.',
-      required: ['prompt_version_id', 'diff_available'],
+      description: 'Present for `PROMPT` fixes with a candidate; keys are omitted when unknown.',
+      required: ['diff_available'],
       additionalProperties: false,
       properties: {
-        prompt_version_id: str('Candidate prompt version (empty for an uploaded candidate).'),
+        prompt_version_id: str('Registered candidate prompt version; omitted for an uploaded candidate (verified by hash only).'),
         diff_available: { type: 'boolean', description: 'Both a registered candidate and a baseline exist.' },
       },
     },
@@ -232,7 +232,7 @@ export const fixPacketSchema = {
           additionalProperties: false,
           properties: { branch: str('Branch to push.'), title: str('Pull-request title.'), body_must_contain: str('Text the pull-request body must carry.') },
         },
-        magic_word: str('`SVC-FIX-<SHORTREF>`: a merged pull request carrying it ships the fix.'),
+        magic_word: str('`SVC-FIX-<SHORTREF>`: merging the draft pull request the service opened (status `PR_OPEN`), which carries it, ships the fix; any other applied change is recorded with `fix_mark_applied`.'),
         constraints: { type: 'array', items: { type: 'string' } },
       },
     },

@@ -153,6 +153,9 @@ export interface FixRouteSpec {
 
 const defineFixRoute = <const R extends FixRouteSpec>(r: R): R => r;
 
+/** Every route answers 503 `data_store_unavailable` when NATS or ClickHouse does not answer (fixes/unavailable.ts). */
+const STORE_UNAVAILABLE = 'data_store_unavailable';
+
 /** Every fix route, in the order of the OpenAPI document (docs/fixes.md lists the same). */
 export const FIX_ROUTES = [
   defineFixRoute({
@@ -167,7 +170,7 @@ export const FIX_ROUTES = [
     body: draftFixBody,
     response: fixObject,
     status: 200,
-    errors: ['invalid_problem_id', 'problem_not_found', 'fix_wrong_status'],
+    errors: ['invalid_problem_id', 'problem_not_found', 'fix_wrong_status', STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'fixesOfProblem',
@@ -180,7 +183,7 @@ export const FIX_ROUTES = [
     pathParams: { tenantId: tenantParam, problemId: problemParam },
     response: fixListResponse,
     status: 200,
-    errors: ['invalid_problem_id', 'problem_not_found'],
+    errors: ['invalid_problem_id', 'problem_not_found', STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'fixQueue',
@@ -194,7 +197,7 @@ export const FIX_ROUTES = [
     query: fixQueueQuery,
     response: fixQueueResponse,
     status: 200,
-    errors: [],
+    errors: [STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'fixGet',
@@ -207,7 +210,7 @@ export const FIX_ROUTES = [
     pathParams: { tenantId: tenantParam, fixId: fixParam },
     response: fixObject,
     status: 200,
-    errors: ['fix_not_found'],
+    errors: ['fix_not_found', STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'fixPacket',
@@ -220,7 +223,7 @@ export const FIX_ROUTES = [
     pathParams: { tenantId: tenantParam, fixId: fixParam },
     response: fixPacketSchema,
     status: 200,
-    errors: ['fix_not_found'],
+    errors: ['fix_not_found', STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'fixAdvance',
@@ -234,7 +237,7 @@ export const FIX_ROUTES = [
     body: emptyBody,
     response: fixObject,
     status: 200,
-    errors: ['fix_not_found', 'fix_candidate_invalid', 'fix_wrong_status', 'replay_unavailable', 'proposer_unavailable'],
+    errors: ['fix_not_found', 'fix_candidate_invalid', 'fix_wrong_status', 'replay_unavailable', 'proposer_unavailable', STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'fixVerify',
@@ -248,7 +251,7 @@ export const FIX_ROUTES = [
     body: verifyFixBody,
     response: verifyFixResponse,
     status: 200,
-    errors: ['fix_not_found', 'fix_candidate_invalid', 'fix_wrong_status', 'replay_unavailable'],
+    errors: ['fix_not_found', 'fix_candidate_invalid', 'fix_wrong_status', 'replay_unavailable', STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'fixSubmit',
@@ -263,7 +266,7 @@ export const FIX_ROUTES = [
     bodyRequired: true,
     response: submitFixResponse,
     status: 200,
-    errors: ['fix_not_found', 'fix_delivery_invalid', 'fix_wrong_status', 'fix_throttled', 'code_host_unavailable'],
+    errors: ['fix_not_found', 'fix_delivery_invalid', 'fix_wrong_status', 'fix_throttled', 'code_host_unavailable', STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'fixDismiss',
@@ -278,7 +281,7 @@ export const FIX_ROUTES = [
     bodyRequired: true,
     response: fixObject,
     status: 200,
-    errors: ['fix_not_found', 'fix_wrong_status'],
+    errors: ['fix_not_found', 'fix_wrong_status', STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'promptSync',
@@ -293,7 +296,7 @@ export const FIX_ROUTES = [
     bodyRequired: true,
     response: promptSyncResponse,
     status: 200,
-    errors: [],
+    errors: [STORE_UNAVAILABLE],
   }),
   defineFixRoute({
     operationId: 'codeHostWebhook',
@@ -310,7 +313,7 @@ export const FIX_ROUTES = [
     maxBodyBytes: WEBHOOK_BODY_MAX_BYTES,
     response: mergeNotificationResponse,
     status: 202,
-    errors: ['webhook_signature', 'webhook_unconfigured'],
+    errors: ['webhook_signature', 'webhook_unconfigured', STORE_UNAVAILABLE],
   }),
 ] as const satisfies readonly FixRouteSpec[];
 

@@ -12,6 +12,7 @@ import type { ProblemSource } from '../../fixes/problem-source.js';
 import { startNats, type TestNats } from './nats.js';
 import { tempDir } from './tmp.js';
 import type { FixServices } from '../../fixes/services.js';
+import * as assert from 'uvu/assert';
 
 export interface FixSystem {
   rt: Runtime;
@@ -97,4 +98,20 @@ export async function seedRefundScenario(sys: FixSystem, svc: FixServices): Prom
   await seedConversations(sys.rt, 'default', REFUND_CONVERSATIONS.map((id, i) => ({ id, user: `I want a refund for order ${1000 + i}, it arrived broken.` })));
   await svc.harness.sync('default', { graph: REFUND_GRAPH, dryRun: false });
   await svc.prompts.sync('default', [{ key: 'support-system', content: REFUND_BASELINE, sourcePath: 'prompts/support.md' }], { dryRun: false });
+}
+
+/**
+ * Calls `advance` (one POST /fixes/:id/advance) until the returned fix's status satisfies `stop`,
+ * at most `max` times, 100 ms apart; every answer must be 200. Returns the last fix.
+ */
+export async function advanceUntil(advance: () => Promise<{ status: number; body: any; text: string }>, stop: (status: string) => boolean, max = 80): Promise<any> {
+  let f: any;
+  for (let i = 0; i < max; i++) {
+    const r = await advance();
+    assert.is(r.status, 200, r.text);
+    f = r.body;
+    if (stop(f.status)) return f;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  return f;
 }

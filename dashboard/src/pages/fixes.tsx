@@ -52,7 +52,7 @@ interface Packet {
   cause_statement: string;
   target: Record<string, string>;
   evidence: Array<{ conversation_id: string; msg_index: number; url?: string }>;
-  candidate?: { prompt_version_id: string; diff_available: boolean };
+  candidate?: { prompt_version_id?: string; diff_available: boolean };
   verify: { command: string; semantics: string };
   handback: { pr?: string; magic_word: string; constraints: string[] };
 }

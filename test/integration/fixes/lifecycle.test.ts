@@ -18,7 +18,7 @@ import { tempDir } from '../../helpers/tmp.js';
 import { http } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
 import { startFakeGithub, type FakeGithub } from '../../helpers/fake-github.js';
-import { seedConversations, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
+import { advanceUntil as advanceFix, seedConversations, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
 
 const SECRET = 'whsec-test-0123456789';
 const problems = createMemoryProblems();
@@ -63,17 +63,7 @@ const draft = async (p: { problemId: string }, body: unknown = {}) => {
   assert.is(r.status, 200, r.text);
   return r.body;
 };
-const advanceUntil = async (fixId: string, stop: (s: string) => boolean, tenant = 'default', key = sys.adminKey) => {
-  let f: any;
-  for (let i = 0; i < 80; i++) {
-    const r = await post(`/fixes/${fixId}/advance`, undefined, key, tenant);
-    assert.is(r.status, 200, r.text);
-    f = r.body;
-    if (stop(f.status)) return f;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  return f;
-};
+const advanceUntil = (fixId: string, stop: (s: string) => boolean, tenant = 'default', key = sys.adminKey) => advanceFix(() => post(`/fixes/${fixId}/advance`, undefined, key, tenant), stop);
 const verified = async (p: { problemId: string }) => {
   const d = await draft(p);
   const f = await advanceUntil(d.id, (s) => !['DRAFT', 'SCOPING', 'PROPOSING', 'PROPOSED', 'GATING'].includes(s));

@@ -18,7 +18,7 @@ import { signPayload } from '../../../query/routes/fixes.js';
 import { http, type HttpResult } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
 import { startFakeGithub, type FakeGithub } from '../../helpers/fake-github.js';
-import { REFUND_BASELINE, REFUND_CONVERSATIONS, seedRefundScenario, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
+import { advanceUntil as advanceFix, REFUND_BASELINE, REFUND_CONVERSATIONS, seedRefundScenario, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
 
 const SECRET = 'whsec-openapi-0123456789';
 const problems = createMemoryProblems();
@@ -80,17 +80,7 @@ async function call(method: 'GET' | 'POST', path: string, opts: { body?: unknown
 }
 
 const t = (p: string) => `/tenants/default${p}`;
-const advanceUntil = async (fixId: string, stop: (s: string) => boolean) => {
-  let f: any;
-  for (let i = 0; i < 80; i++) {
-    const r = await call('POST', t(`/fixes/${fixId}/advance`));
-    assert.is(r.status, 200, r.text);
-    f = r.body;
-    if (stop(f.status)) return f;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  return f;
-};
+const advanceUntil = (fixId: string, stop: (s: string) => boolean) => advanceFix(() => call('POST', t(`/fixes/${fixId}/advance`)), stop);
 const IN_FLIGHT = ['DRAFT', 'SCOPING', 'PROPOSING', 'PROPOSED', 'GATING'];
 const draft = async (problemId: string) => {
   const r = await call('POST', t(`/problems/${problemId}/fixes`), { body: { fixType: 'auto' } });
