@@ -16,6 +16,19 @@ const DAY_MS = 86_400_000;
 
 const CONFIRMED: readonly FixStatus[] = ['SHIPPED', 'CONFIRMING', 'HELD'];
 
+/**
+ * Whole days the problem has been monitored clean: since it entered fixed-monitoring (the run that
+ * applied the fix's mark_fixed), never before the fix shipped. A problem that has not entered
+ * monitoring yet (its feedback still pending) or that reopened has none. A problem resolved without
+ * a monitoring start (dismissed) counts from the ship.
+ */
+function cleanDays(p: { lifecycle: string; fixedAt: string | null } | null, shippedAt: string | null | undefined, now: number): number {
+  if (!p || !shippedAt || (p.lifecycle !== 'fixed_monitoring' && p.lifecycle !== 'resolved')) return 0;
+  const shipped = Date.parse(shippedAt);
+  const since = p.fixedAt ? Math.max(Date.parse(p.fixedAt), shipped) : p.lifecycle === 'resolved' ? shipped : now;
+  return Math.floor((now - since) / DAY_MS);
+}
+
 export interface MergeNotification {
   prBody: string;
   headRef: string;
@@ -61,8 +74,8 @@ export function createConfirmation(ctx: PipelineContext): Confirmation {
     const sawMonitoring = f.status === 'CONFIRMING' || f.lifecycleAtShip !== 'reopened';
     let patch: Partial<StoredFix> | undefined;
     if (lifecycle === 'reopened' && sawMonitoring) patch = { status: 'REGRESSED', statusReason: 'the problem reopened after the fix shipped (the root cause recurred)' };
-    else if (f.shippedAt && deps.now() - Date.parse(f.shippedAt) >= MONITORING_DAYS * DAY_MS && lifecycle !== 'reopened') {
-      patch = { status: 'HELD', statusReason: `${MONITORING_DAYS} clean monitoring days since the fix shipped` };
+    else if (cleanDays(p, f.shippedAt, deps.now()) >= MONITORING_DAYS) {
+      patch = { status: 'HELD', statusReason: `${MONITORING_DAYS} clean monitoring days since the problem entered fixed-monitoring` };
     } else if (f.status === 'SHIPPED' && lifecycle === 'fixed_monitoring') patch = { status: 'CONFIRMING', statusReason: 'the problem is in fixed-monitoring: watching for recurrence' };
     if (!patch) return e;
     return (await ctx.tryWrite(e, patch, 'reconcile', 'system')).entry;

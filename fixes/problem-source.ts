@@ -12,6 +12,8 @@ export interface ProblemInfo {
   requestedProblemId: string;
   aliasResolved: boolean;
   lifecycle: ProblemLifecycle;
+  /** When the problem last entered fixed-monitoring (mark_fixed applied by a run); null when it never did. */
+  fixedAt: string | null;
   rubricVersion: number;
   displayName: string;
   causeStatement: string;

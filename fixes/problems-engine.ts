@@ -23,6 +23,7 @@ export function createEngineProblemSource(deps: { store: Store; now?: () => numb
         aliasResolved: r.alias_resolved,
         // a dismissed problem is over for the fix pipeline, like a resolved one
         lifecycle: p.status === 'dismissed' ? 'resolved' : p.lifecycle,
+        fixedAt: p.fixed_at,
         rubricVersion: p.rubric.version,
         displayName: p.rubric.display_name,
         causeStatement: p.rubric.cause_statement,

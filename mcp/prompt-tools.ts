@@ -223,6 +223,7 @@ export function registerPromptTools({ tool, sleep }: ToolKit, ctx: ToolContext):
           requestedProblemId: '',
           aliasResolved: false,
           lifecycle: 'open',
+          fixedAt: null,
           rubricVersion: 1,
           displayName: `${a.prompt_key} replay failures`,
           causeStatement: dossiers.length ? `the agent failed ${dossiers.length} replay case(s) of set ${set.name}${terms.length ? ` involving ${terms.join(', ')}` : ''}` : '',

@@ -15,7 +15,8 @@ export interface MemoryProblems extends ProblemSource {
   set(problemId: string, patch: Partial<ProblemInfo>): void;
 }
 
-export function createMemoryProblems(): MemoryProblems {
+/** `now` stamps `fixedAt` when a run applies mark_fixed (the suite's clock). */
+export function createMemoryProblems(now: () => number = Date.now): MemoryProblems {
   const problems = new Map<string, ProblemInfo & { tenant: string }>();
   const attributions = new Map<string, TrustedAttribution[]>();
   const aliases = new Map<string, string>();
@@ -32,6 +33,7 @@ export function createMemoryProblems(): MemoryProblems {
         requestedProblemId: id,
         aliasResolved: false,
         lifecycle: p.lifecycle ?? 'open',
+        fixedAt: p.fixedAt ?? null,
         rubricVersion: p.rubricVersion ?? 1,
         displayName: p.displayName ?? 'Refund requests are denied without checking the order',
         causeStatement: p.causeStatement ?? 'The agent refuses refunds without calling lookup_order to check eligibility',
@@ -58,7 +60,10 @@ export function createMemoryProblems(): MemoryProblems {
       for (const f of feedback) {
         if (f.status !== 'pending') continue;
         const p = problems.get(f.problemId);
-        if (p && p.tenant === tenant && f.action === 'mark_fixed') p.lifecycle = 'fixed_monitoring';
+        if (p && p.tenant === tenant && f.action === 'mark_fixed') {
+          p.lifecycle = 'fixed_monitoring';
+          p.fixedAt = new Date(now()).toISOString();
+        }
         f.status = 'applied';
       }
       for (const id of recurred) {

@@ -23,7 +23,8 @@ import { advanceUntil as advanceFix, REFUND_CONVERSATIONS, seedRefundScenario, s
 
 const SECRET = 'whsec-contract-0123456789';
 const DAY_MS = 86_400_000;
-const problems = createMemoryProblems();
+// the problems run stamps fixed-monitoring on the suite's clock
+const problems = createMemoryProblems(() => sys.clock.now);
 const attr = (ids: string[]) => ids.map((conversationId) => ({ conversationId, msgIndex: 0 }));
 const add = (tenant: string, extra: Partial<Parameters<typeof problems.add>[0]> = {}) => problems.add({ tenant, ...extra } as never);
 const P_BETA = add('beta', { attributions: attr(Array.from({ length: 6 }, (_, i) => `beta-${i}`)) });
@@ -138,10 +139,12 @@ test("MCP: a signed key naming another tenant's tenant_id is 403 (authenticated,
   }
 });
 
-test('dismiss reconciles first: a SHIPPED fix 15 days old is HELD, so dismiss is 409 and nothing is posted', async () => {
+test('dismiss reconciles first: a fix monitored clean for 15 days is HELD, so dismiss is 409 and nothing is posted', async () => {
   const d = (await post(`/problems/${P_SHIP.problemId}/fixes`, {}, sys.adminKey)).body;
   const shipped = await svc.pipeline.markApplied('default', d.id, 'deployed by hand', 'svc-mcp:test');
   assert.is(shipped.fix.status, 'SHIPPED');
+  // the run applies the mark_fixed: the problem enters fixed-monitoring now
+  await problems.runOnce('default');
   sys.clock.advance(15 * DAY_MS);
   const r = await post(`/fixes/${d.id}/dismiss`, { reason: 'too late' }, sys.adminKey);
   assert.is(r.status, 409, r.text);

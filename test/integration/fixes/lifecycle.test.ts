@@ -21,7 +21,8 @@ import { startFakeGithub, type FakeGithub } from '../../helpers/fake-github.js';
 import { advanceUntil as advanceFix, seedConversations, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
 
 const SECRET = 'whsec-test-0123456789';
-const problems = createMemoryProblems();
+// the problems run stamps fixed-monitoring on the suite's clock
+const problems = createMemoryProblems(() => sys.clock.now);
 let sys: FixSystem;
 let svc: FixServices;
 let gh: FakeGithub;
@@ -209,15 +210,20 @@ test('reads reconcile lazily: SHIPPED → CONFIRMING in monitoring → REGRESSED
   assert.is((await get(`/fixes/${fa.id}`)).body.status, 'REGRESSED');
 });
 
-test('fix_mark_applied: SHIPPED + mark_fixed; HELD after 14 clean days on the clock; a repeat is a flagged no-op; dismiss on HELD is 409', async () => {
+test('fix_mark_applied: SHIPPED + mark_fixed; HELD after 14 clean monitoring days on the clock, not before monitoring starts; a repeat is a flagged no-op; dismiss on HELD is 409', async () => {
   const open = (await get('/fixes?status=PR_OPEN')).body.fixes;
   const f = open.find((x: any) => x.problemId === PBR.problemId);
   const r = await svc.pipeline.markApplied('default', f.id, 'deployed by hand', 'svc-mcp:test');
   assert.is(r.fix.status, 'SHIPPED');
   assert.is(r.duplicate, false);
   assert.ok(problems.feedback.some((x) => x.problemId === PBR.problemId && x.action === 'mark_fixed'));
-  sys.clock.advance(13 * 86_400_000);
+  // no problems run has applied the mark_fixed: the problem is not monitored, so no day is clean
+  sys.clock.advance(15 * 86_400_000);
   assert.is((await get(`/fixes/${f.id}`)).body.status, 'SHIPPED');
+  await problems.runOnce('default');
+  assert.is((await get(`/fixes/${f.id}`)).body.status, 'CONFIRMING');
+  sys.clock.advance(13 * 86_400_000);
+  assert.is((await get(`/fixes/${f.id}`)).body.status, 'CONFIRMING');
   sys.clock.advance(1 * 86_400_000 + 1000);
   assert.is((await get(`/fixes/${f.id}`)).body.status, 'HELD');
   const again = await svc.pipeline.markApplied('default', f.id, undefined, 'svc-mcp:test');

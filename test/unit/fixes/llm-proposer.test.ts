@@ -29,6 +29,7 @@ const problem: ProblemInfo = {
   requestedProblemId: 'p',
   aliasResolved: false,
   lifecycle: 'open',
+  fixedAt: null,
   rubricVersion: 2,
   displayName: 'Refunds denied',
   causeStatement: 'The agent denies refunds without checking eligibility',
