@@ -8,8 +8,9 @@ import { agentParam, authenticate, bySize, runRequest, publishEvents, type Route
  */
 export function hooksHandler(deps: RouteDeps) {
   return async (ctx: AppContext) => {
-    const agent = agentParam(ctx);
+    // the key first: every route answers 401 to a missing or invalid key, an unknown agent included
     const principal = await authenticate(deps, ctx);
+    const agent = agentParam(ctx);
     await deps.publisher.admit();
     const out = await runRequest(deps, ctx, { route: 'hooks', agent, encoding: 'json', tenant: principal.tenant });
     const { fit, oversized } = bySize(deps.publisher, out.events);

@@ -23,8 +23,9 @@ function respond(ctx: AppContext, signal: Signal, encoding: BodyEncoding, reject
 /** POST /v1/otel/{agent}/{logs,traces,metrics} and the generic /v1/{logs,traces,metrics}. */
 export function otlpHandler(deps: RouteDeps, signal: Signal, opts: { agentRoute: boolean }) {
   return async (ctx: AppContext) => {
-    const agent: AgentId = opts.agentRoute ? agentParam(ctx) : 'otlp';
+    // the key first: every route answers 401 to a missing or invalid key, an unknown agent included
     const principal = await authenticate(deps, ctx);
+    const agent: AgentId = opts.agentRoute ? agentParam(ctx) : 'otlp';
     const encoding = otlpEncoding(ctx.get('content-type'));
     if (signal === 'traces' && encoding === 'protobuf' && opts.agentRoute) {
       ctx.req.resume();

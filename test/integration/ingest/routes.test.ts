@@ -81,10 +81,17 @@ test('Errors: 401 {success:false, count:0, message, requestId} on every route; 4
   }
 });
 
-test('unknown {agent} → 404 naming the agents', async () => {
+test('unknown {agent} → 404 naming the agents, once the key is valid; without a valid key 401 first', async () => {
   const r = await post('/v1/otel/agent-x/logs', {});
   assert.is(r.status, 404);
   assert.match(r.body.error, /unknown agent "agent-x".*agent-a, agent-b or agent-c/);
+  for (const path of ['/v1/otel/agent-x/logs', '/v1/otel/agent-x/traces', '/v1/otel/agent-x/metrics', '/v1/otel/agent-x/hooks']) {
+    const anonymous = await http(`${base}${path}`, { method: 'POST', body: {} });
+    assert.is(anonymous.status, 401, path);
+    assert.is(anonymous.body.success, false);
+    const wrong = await http(`${base}${path}`, { method: 'POST', headers: auth('not-a-key-0123456789'), body: {} });
+    assert.is(wrong.status, 401, path);
+  }
 });
 
 test('Errors/Limits: 413 over 5 MB from Content-Length, from a streamed body, and after gzip inflation', async () => {
