@@ -190,7 +190,7 @@ export function createStore(config: Config): Store {
     const path = join(config.dataDir, 'clickhouse');
     mkdirSync(path, { recursive: true });
     const chdb = createChdbConnection({ path });
-    const gate = createEngineGate({ maxBackgroundWaitMs: config.clickhouse.backgroundMaxWaitMs });
+    const gate = createEngineGate();
     rawInsert = (lane, p) => gate.run(lane, () => chdb.chdb.rawInsert(p as Parameters<typeof chdb.chdb.rawInsert>[0]));
     const spool = join(config.dataDir, 'insert-spool');
     mkdirSync(spool, { recursive: true });

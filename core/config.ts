@@ -13,8 +13,6 @@ export interface Config {
     readonly database: string;
     /** Cluster name for ON CLUSTER DDL and Replicated engines; empty for a single node. */
     readonly cluster: string;
-    /** Embedded engine: longest a background statement waits while data API reads go first (core/engine-gate.ts). */
-    readonly backgroundMaxWaitMs: number;
   };
   readonly nats: {
     /** Server URL(s), comma-separated; empty means a managed `nats-server -js` child. */
@@ -105,7 +103,6 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'CLICKHOUSE_PASSWORD', default: '', description: 'ClickHouse password (server only)', secret: true },
   { name: 'CLICKHOUSE_DATABASE', default: 'tracehouse', description: 'Database holding every table' },
   { name: 'CLICKHOUSE_CLUSTER', default: '', description: 'Cluster name: migrations use ON CLUSTER and Replicated engines' },
-  { name: 'CLICKHOUSE_BACKGROUND_MAX_WAIT_MS', default: '2000', description: 'Embedded engine only: longest a background statement (stores, analyses, jobs) waits while data API reads go first' },
   { name: 'NATS_URL', default: '(managed nats-server)', description: 'NATS server URL(s), comma-separated' },
   { name: 'NATS_SERVER_BIN', default: 'nats-server', description: 'nats-server binary for the managed child process' },
   { name: 'NATS_REPLICAS', default: '1', description: 'Replicas of each JetStream stream (3 on a cluster)' },
@@ -205,7 +202,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       password: str('CLICKHOUSE_PASSWORD', ''),
       database,
       cluster,
-      backgroundMaxWaitMs: int('CLICKHOUSE_BACKGROUND_MAX_WAIT_MS', 2000, 0, 600_000),
     },
     nats: {
       url: url('NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),

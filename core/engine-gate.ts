@@ -3,9 +3,13 @@
  * session, and a process has one session; left to itself the session takes statements in the
  * order they were submitted, so a data API read submitted behind the sink's inserts, the analyses'
  * scans and the jobs' statements waited for all of them. The gate holds statements in two lanes
- * and hands the engine one at a time: a waiting read goes first, so a read waits only for the
- * statement already running. Background work is never starved: once its oldest statement has
- * waited `maxBackgroundWaitMs`, it goes next even while reads wait.
+ * and hands the engine one at a time. While both lanes wait they take turns: a read goes next
+ * after a background statement, a background statement after a read. So a read waits for the
+ * statement already running and at most one background statement per read queued before it, never
+ * for the whole background queue; and background work (the stream's inserts above all) goes at
+ * least every other turn however many reads keep coming: strict read priority let a steady stream
+ * of polling reads hold each insert up to its bound, and accepted events took seconds longer to be
+ * stored.
  */
 export type Lane = 'read' | 'background';
 
@@ -16,46 +20,38 @@ export interface EngineGate {
   waiting(): Record<Lane, number>;
 }
 
-export interface EngineGateOptions {
-  maxBackgroundWaitMs: number;
-  now?: () => number;
-}
+type Start = () => void;
 
-interface Waiter {
-  since: number;
-  start: () => void;
-}
-
-export function createEngineGate(opts: EngineGateOptions): EngineGate {
-  const now = opts.now ?? Date.now;
-  const lanes: Record<Lane, Waiter[]> = { read: [], background: [] };
+export function createEngineGate(): EngineGate {
+  const lanes: Record<Lane, Start[]> = { read: [], background: [] };
   // FIFO queues with a moving head: shift() on long arrays is linear
   const heads: Record<Lane, number> = { read: 0, background: 0 };
   let running = false;
+  let last: Lane = 'background';
 
   const size = (lane: Lane) => lanes[lane].length - heads[lane];
-  const take = (lane: Lane): Waiter => {
+  const take = (lane: Lane): Start => {
     const q = lanes[lane];
     const w = q[heads[lane]]!;
-    q[heads[lane]++] = undefined as unknown as Waiter;
+    q[heads[lane]++] = undefined as unknown as Start;
     if (heads[lane] > 1024 && heads[lane] * 2 > q.length) {
       lanes[lane] = q.slice(heads[lane]);
       heads[lane] = 0;
     }
+    last = lane;
     return w;
   };
-  const next = (): Waiter | undefined => {
+  const next = (): Start | undefined => {
     const reads = size('read');
     const background = size('background');
     if (reads === 0 && background === 0) return undefined;
     if (reads === 0) return take('background');
     if (background === 0) return take('read');
-    const oldest = lanes.background[heads.background]!;
-    return now() - oldest.since >= opts.maxBackgroundWaitMs ? take('background') : take('read');
+    return take(last === 'read' ? 'background' : 'read');
   };
   const release = () => {
     const w = next();
-    if (w) w.start();
+    if (w) w();
     else running = false;
   };
 
@@ -72,10 +68,11 @@ export function createEngineGate(opts: EngineGateOptions): EngineGate {
       };
       if (!running) {
         running = true;
+        last = lane;
         return go();
       }
       return new Promise<T>((resolve, reject) => {
-        lanes[lane].push({ since: now(), start: () => go().then(resolve, reject) });
+        lanes[lane].push(() => go().then(resolve, reject));
       });
     },
     waiting: () => ({ read: size('read'), background: size('background') }),

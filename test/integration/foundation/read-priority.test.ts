@@ -3,8 +3,9 @@ import * as assert from 'uvu/assert';
 import { startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
 
-// The embedded engine runs one statement at a time; data API reads go before background
-// statements waiting for it (core/engine-gate.ts), so a read waits only for the one running.
+// The embedded engine runs one statement at a time; while reads and background statements both
+// wait they take turns (core/engine-gate.ts): a read does not wait for the whole background queue,
+// and reads that keep coming never hold background work for more than one read per statement.
 let ts: TestSystem;
 
 test.before(async () => {
@@ -46,6 +47,30 @@ test('a data API request waits for the running background statement only, not fo
   const [first, second] = await Promise.all(done);
   assert.ok(answered >= first! - 5, `the request ran after the statement already running (answered ${answered} ms, first done ${first} ms)`);
   assert.ok(answered < second!, `the request was answered (${answered} ms) before the second queued statement finished (${second} ms)`);
+});
+
+test('reads polling without pause hold each background statement for one read at most', async () => {
+  const store = ts.system.rt.store;
+  const order: string[] = [];
+  let done = false;
+  const poller = async () => {
+    while (!done) {
+      await store.reads().query('SELECT sleepEachRow(0.05) AS s FROM numbers(1)');
+      order.push('read');
+    }
+  };
+  const pollers = [poller(), poller(), poller(), poller()];
+  // let the pollers queue their reads first
+  await new Promise((r) => setTimeout(r, 20));
+  const bg = [1, 2, 3].map((i) => slow().then(() => order.push(`bg${i}`)));
+  await Promise.all(bg);
+  done = true;
+  await Promise.all(pollers);
+  const from = order.indexOf('bg1');
+  const between = (a: string, b: string) => order.slice(order.indexOf(a) + 1, order.indexOf(b)).length;
+  assert.ok(from >= 0, order.join(' '));
+  assert.is(between('bg1', 'bg2'), 1, order.join(' '));
+  assert.is(between('bg2', 'bg3'), 1, order.join(' '));
 });
 
 test.run();

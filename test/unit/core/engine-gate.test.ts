@@ -23,7 +23,7 @@ function statement(log: string[], name: string) {
 const tick = () => new Promise((r) => setImmediate(r));
 
 test('a read submitted behind queued background statements runs as soon as the running one ends', async () => {
-  const gate = createEngineGate({ maxBackgroundWaitMs: 60_000 });
+  const gate = createEngineGate();
   const started: string[] = [];
   const s = { bg1: statement(started, 'bg1'), bg2: statement(started, 'bg2'), bg3: statement(started, 'bg3'), read: statement(started, 'read') };
   const results = [gate.run('background', s.bg1.fn), gate.run('background', s.bg2.fn), gate.run('background', s.bg3.fn), gate.run('read', s.read.fn)];
@@ -42,36 +42,55 @@ test('a read submitted behind queued background statements runs as soon as the r
   assert.equal(started, ['bg1', 'read', 'bg2', 'bg3']);
 });
 
-test('background work is not starved: once its oldest statement has waited the limit, it goes next', async () => {
-  let clock = 0;
-  const gate = createEngineGate({ maxBackgroundWaitMs: 1000, now: () => clock });
+test('while both lanes wait they take turns: a steady stream of reads never holds background work for more than one read per statement', async () => {
+  const gate = createEngineGate();
   const started: string[] = [];
-  const first = statement(started, 'read0');
-  const p0 = gate.run('read', first.fn);
+  const first = statement(started, 'bg0');
+  const all: Array<Promise<string>> = [gate.run('background', first.fn)];
+  const pending = new Map<string, ReturnType<typeof statement>>();
+  for (const name of ['bg1', 'bg2', 'bg3']) {
+    const st = statement(started, name);
+    pending.set(name, st);
+    all.push(gate.run('background', st.fn));
+  }
+  for (const name of ['r1', 'r2', 'r3', 'r4', 'r5']) {
+    const st = statement(started, name);
+    pending.set(name, st);
+    all.push(gate.run('read', st.fn));
+  }
+  await tick();
+  first.finish();
+  // finish whatever runs, one statement at a time, until all have run
+  for (let i = 0; i < 8; i++) {
+    await tick();
+    pending.get(started[started.length - 1]!)!.finish();
+  }
+  await Promise.all(all);
+  assert.equal(started, ['bg0', 'r1', 'bg1', 'r2', 'bg2', 'r3', 'bg3', 'r4', 'r5'], 'a read first, then turns; the reads left run once no background work waits');
+});
+
+test('a read arriving while a read runs waits for one background statement at most', async () => {
+  const gate = createEngineGate();
+  const started: string[] = [];
+  const r0 = statement(started, 'r0');
+  const p0 = gate.run('read', r0.fn);
   const bg = statement(started, 'bg');
   const pb = gate.run('background', bg.fn);
-  const reads = [1, 2, 3].map((i) => statement(started, `read${i}`));
-  const pr = reads.map((r) => gate.run('read', r.fn));
+  const r1 = statement(started, 'r1');
+  const p1 = gate.run('read', r1.fn);
   await tick();
-  clock = 500;
-  first.finish();
+  r0.finish();
   await tick();
-  assert.equal(started, ['read0', 'read1'], 'under the limit a waiting read still goes first');
-  clock = 1000;
-  reads[0]!.finish();
-  await tick();
-  assert.equal(started, ['read0', 'read1', 'bg'], 'at the limit the background statement goes before the reads still waiting');
+  assert.equal(started, ['r0', 'bg'], 'the background statement waiting goes after the running read');
   bg.finish();
   await tick();
-  reads[1]!.finish();
-  await tick();
-  reads[2]!.finish();
-  await Promise.all([p0, pb, ...pr]);
-  assert.equal(started, ['read0', 'read1', 'bg', 'read2', 'read3']);
+  assert.equal(started, ['r0', 'bg', 'r1']);
+  r1.finish();
+  await Promise.all([p0, pb, p1]);
 });
 
 test('a failing or throwing statement frees the engine for the next one', async () => {
-  const gate = createEngineGate({ maxBackgroundWaitMs: 1000 });
+  const gate = createEngineGate();
   const started: string[] = [];
   const a = statement(started, 'a');
   const pa = gate.run('background', a.fn);
@@ -93,7 +112,7 @@ test('a failing or throwing statement frees the engine for the next one', async 
 });
 
 test('thousands of queued statements run in order, one at a time', async () => {
-  const gate = createEngineGate({ maxBackgroundWaitMs: 1000 });
+  const gate = createEngineGate();
   let running = 0;
   let most = 0;
   const order: number[] = [];
@@ -113,7 +132,7 @@ test('thousands of queued statements run in order, one at a time', async () => {
 });
 
 test('a gated connection passes statements through the gate and everything else straight to the connection', async () => {
-  const gate = createEngineGate({ maxBackgroundWaitMs: 1000 });
+  const gate = createEngineGate();
   class Conn {
     #secret = 'private state';
     calls: string[] = [];
