@@ -160,6 +160,19 @@ test('overview lists the largest clusters, at most 10', async () => {
   const sizes = r.body.top_clusters.map((c: any) => c.segment_count);
   assert.equal(sizes, [...sizes].sort((a: number, b: number) => b - a));
   assert.is((await get('/overview', otherKey)).body.top_clusters.length, 0);
+  // every conversation is from the last hour: the previous window is empty, so the trend is 0
+  for (const days of [1, 7]) assert.equal((await get(`/overview?days_back=${days}`)).body.conversations, { total: 60, trend_pct: 0 }, `days_back ${days}`);
+});
+
+test('GET /clusters: time_range has no effect once a taxonomy exists', async () => {
+  const root = (await get('/clusters')).body;
+  const parent = root.clusters[0].node_id;
+  const children = (await get(`/clusters?parent_id=${parent}`)).body;
+  // the oldest conversations are more than an hour old: a filter on 1h would drop their segments
+  for (const range of ['1h', '24h', 'all']) {
+    assert.equal((await get(`/clusters?time_range=${range}`)).body, root, range);
+    assert.equal((await get(`/clusters?parent_id=${parent}&time_range=${range}`)).body, children, `${range}, children`);
+  }
 });
 
 test('task-cluster search: hybrid by default, fuzzy and semantic, fallback to fuzzy, node_id lookup', async () => {
@@ -203,6 +216,18 @@ test('conversation search is hybrid when search is the only filter; anchor searc
   assert.ok(hybrid.body.conversations.slice(0, 5).every((c: any) => c.conversation_id.startsWith('refund-')), JSON.stringify(hybrid.body.conversations.map((c: any) => c.conversation_id)));
   const keyword = await get('/conversations?search=refund%20broken&environment=production');
   assert.is(keyword.body.search_mode, 'keyword');
+  // hybrid total is the size of the fused candidate pool: keyword matches plus semantic neighbours
+  const exact = await get('/conversations?search=refund%20broken&time_range=90d&limit=100');
+  assert.is(exact.body.search_mode, 'keyword');
+  assert.is(exact.body.pagination.total, exact.body.conversations.length);
+  const pool = await get('/conversations?search=refund%20broken&limit=100');
+  assert.is(pool.body.search_mode, 'hybrid');
+  const ids = pool.body.conversations.map((c: any) => c.conversation_id);
+  assert.is(pool.body.pagination.total, ids.length, 'the whole pool is listed');
+  assert.ok(exact.body.conversations.every((c: any) => ids.includes(c.conversation_id)), 'keyword matches are in the pool');
+  assert.ok(pool.body.pagination.total > exact.body.pagination.total, `pool ${pool.body.pagination.total} vs exact ${exact.body.pagination.total}`);
+  const first = await get('/conversations?search=refund%20broken&limit=2');
+  assert.equal([first.body.pagination.total, first.body.pagination.has_more, first.body.conversations.length], [ids.length, true, 2]);
   const semantic = await get('/search?q=money%20back%20damaged%20parcel&mode=semantic&limit=5');
   assert.is(semantic.body.search_mode, 'semantic');
   assert.ok(semantic.body.hits.length > 0 && semantic.body.hits.every((h: any) => h.conversation_id.startsWith('refund-') && h.message_index === 0), JSON.stringify(semantic.body.hits));

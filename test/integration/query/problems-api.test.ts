@@ -2,7 +2,8 @@
  * The problem endpoints' contract on one engine run written to the store as a scheduled pass writes
  * it (the engine fed planted signals, no ingest): problem feedback from a plain read key, emerging
  * problems whose evidence is partly fast-lane (no report), feedback text limits counted in
- * characters, and a merged-away id answered the same way by every endpoint that takes a problem id.
+ * characters, and a merged-away id answered the same way by every endpoint that takes a problem id;
+ * the default and clamped page sizes, the feedback actor's default and a fix_ref outside the feedback_id.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -45,10 +46,12 @@ test.before(async () => {
   ts = await startTestSystem({ roles: ['query'] });
   readKey = (await ts.system.rt.keys.create({ tenant: 'default', role: 'member', scopes: ['read'] })).key;
   const signals: Signal[] = [];
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < 30; i++) {
     const f = failure(`a${i}`, 'update_address', 'invalid_input');
     signals.push(f, upset(`a${i}`, f));
   }
+  // more trusted problems than one page of /problems holds
+  for (let k = 0; k < 26; k++) for (let i = 0; i < 5; i++) signals.push(failure(`x${k}-${i}`, `lookup_${k}`, 'timeout'));
   // too little support: an emerging (provisional) problem over three conversations
   for (let i = 0; i < 3; i++) signals.push(failure(`r${i}`, 'rare_tool', 'not_found'));
   // two causes seen in the same conversations: merged, the absorbed id an alias of the survivor
@@ -139,6 +142,51 @@ test('a merged-away id: every endpoint that takes a problem id answers the survi
   assert.equal([own.body.problem_id, own.body.requested_problem_id, own.body.alias_resolved], [survivor, survivor, false]);
   const unknown = await get('/problems/00000000-0000-4000-8000-000000000000/evidence');
   assert.equal([unknown.problem_id, unknown.alias_resolved], [null, false]);
+});
+
+test('GET /problems: 25 problems by default, limit clamped to 25; sub-resources default to 20 reports, 25 conversations, 25 evidence rows, clamped to 50', async () => {
+  const trusted = out.problems.filter((p) => p.status === 'active' && p.rubric.tier === 'leaf' && !p.rubric.provisional && p.verification_status === 'current');
+  assert.ok(trusted.length > 25, `${trusted.length} trusted problems`);
+  const all = await get('/problems');
+  assert.is(all.problems.length, 25);
+  const clamped = await get('/problems?limit=500');
+  assert.equal(clamped.problems.map((p: any) => p.problem_id), all.problems.map((p: any) => p.problem_id));
+  assert.equal((await get('/problems?limit=3')).problems.map((p: any) => p.problem_id), all.problems.slice(0, 3).map((p: any) => p.problem_id));
+  const p = byTool('update_address');
+  const reports = await get(`/problems/${p.problem_id}/reports`);
+  assert.equal([reports.reports.length, reports.pagination.limit, reports.pagination.has_more], [20, 20, true]);
+  const convs = await get(`/problems/${p.problem_id}/conversations`);
+  assert.equal([convs.conversations.length, convs.pagination.limit, convs.pagination.has_more], [25, 25, true]);
+  const evidence = await get(`/problems/${p.problem_id}/evidence`);
+  assert.equal([evidence.evidence.length, evidence.pagination.limit, evidence.pagination.has_more], [25, 25, true]);
+  const bigReports = await get(`/problems/${p.problem_id}/reports?limit=500`);
+  assert.equal([bigReports.reports.length, bigReports.pagination.limit, bigReports.pagination.has_more], [30, 50, false]);
+  const bigConvs = await get(`/problems/${p.problem_id}/conversations?limit=500`);
+  assert.equal([bigConvs.conversations.length, bigConvs.pagination.limit, bigConvs.pagination.has_more], [30, 50, false]);
+  const bigEvidence = await get(`/problems/${p.problem_id}/evidence?limit=500`);
+  assert.equal([bigEvidence.evidence.length, bigEvidence.pagination.limit, bigEvidence.pagination.has_more], [50, 50, true]);
+});
+
+test('problem feedback: actor defaults to data-api; fix_ref is not part of the feedback_id', async () => {
+  const p = byTool('lookup_3');
+  const id = `/problems/${p.problem_id}/feedback`;
+  const plain = await post(id, { action: 'rename', new_display_name: 'Lookups time out' });
+  assert.is(plain.status, 200, plain.text);
+  const fix = { fix_id: 'fx-1', short_ref: 'PR #7', pr_url: 'https://example.invalid/pr/7' };
+  const withRef = await post(id, { action: 'mark_fixed', actor: 'release-bot', fix_ref: fix });
+  assert.is(withRef.status, 200, withRef.text);
+  assert.is(withRef.body.duplicate, false);
+  const withoutRef = await post(id, { action: 'mark_fixed', actor: 'release-bot' });
+  assert.equal([withoutRef.body.feedback_id, withoutRef.body.duplicate], [withRef.body.feedback_id, true]);
+  const otherRef = await post(id, { action: 'mark_fixed', actor: 'release-bot', fix_ref: { ...fix, fix_id: 'fx-2', short_ref: 'PR #8' } });
+  assert.equal([otherRef.body.feedback_id, otherRef.body.duplicate], [withRef.body.feedback_id, true]);
+  const listed = await get(id);
+  const byId = (fid: string) => listed.feedback.filter((f: any) => f.feedback_id === fid);
+  assert.is(byId(plain.body.feedback_id)[0]?.actor, 'data-api');
+  const fixed = byId(withRef.body.feedback_id);
+  assert.is(fixed.length, 1, 'one feedback recorded');
+  assert.equal([fixed[0].actor, fixed[0].fix_ref?.short_ref], ['release-bot', 'PR #7'], 'the first submission is the one kept');
+  assert.is(listed.pending_count, 2);
 });
 
 test.run();

@@ -289,6 +289,15 @@ test('feedback round trip, each visible after the next run: dismiss, rename, fla
   assert.is(renamed.header.display_name, 'Refund amounts stated wrong');
   assert.is(renamed.rubric.version, claim.rubric_version + 1);
   assert.ok(renamed.change_history.some((e: any) => e.event_kind === 'renamed' && e.reason.includes('Refund amounts stated wrong')));
+  // trend and change history, newest first: the second run (with the rename) leads
+  const runTs = renamed.trend.map((t: any) => t.run_ts);
+  assert.ok(runTs.length >= 2, JSON.stringify(renamed.trend));
+  assert.equal(runTs, [...runTs].sort().reverse());
+  assert.equal([renamed.trend[0].rubric_version, renamed.trend.at(-1).rubric_version], [claim.rubric_version + 1, claim.rubric_version]);
+  const eventTs = renamed.change_history.map((e: any) => e.created_ts);
+  assert.equal(eventTs, [...eventTs].sort().reverse());
+  const kinds = renamed.change_history.map((e: any) => e.event_kind);
+  assert.ok(kinds.indexOf('renamed') < kinds.lastIndexOf('created'), JSON.stringify(kinds));
   const flagged = await get(`/problems/${schema.problem_id}`);
   const all: string[] = [];
   let cursor: string | null = null;

@@ -5,6 +5,8 @@ import { conversationContext, listConversations } from '../../../schemas/api/con
 import { overview } from '../../../schemas/api/overview.js';
 import { listEmotions } from '../../../schemas/api/emotions.js';
 import { submitFeedback } from '../../../schemas/api/feedback.js';
+import { searchTaskClusters } from '../../../schemas/api/clusters.js';
+import { listProblemsEndpoint, problemConversationsEndpoint, problemEvidenceEndpoint, problemReportsEndpoint } from '../../../schemas/api/problems.js';
 import { BadRequestError } from '../../../core/errors.js';
 
 const list = compileQuery<any>(listConversations.query);
@@ -76,6 +78,23 @@ test('empty values mean "not given"; unknown parameters are ignored', () => {
   assert.is(list({ limit: '', search: '' }).limit, 20);
   assert.is(list({ limit: '', search: '' }).search, undefined);
   assert.not.ok('foo' in list({ foo: 'bar' }));
+});
+
+test('page sizes: task-cluster search 30 (1–50), problems 25 (1–25), reports 20, problem conversations and evidence 25 (1–50)', () => {
+  const cases: Array<[string, any, number, number]> = [
+    ['task-cluster search', compileQuery<any>(searchTaskClusters.query), 30, 50],
+    ['problems', compileQuery<any>(listProblemsEndpoint.query), 25, 25],
+    ['reports', compileQuery<any>(problemReportsEndpoint.query), 20, 50],
+    ['problem conversations', compileQuery<any>(problemConversationsEndpoint.query), 25, 50],
+    ['evidence', compileQuery<any>(problemEvidenceEndpoint.query), 25, 50],
+  ];
+  for (const [name, parse, def, max] of cases) {
+    const q = name === 'task-cluster search' ? { q: 'refund' } : {};
+    assert.is(parse(q).limit, def, `${name} default`);
+    assert.is(parse({ ...q, limit: '' }).limit, def, `${name} empty`);
+    assert.is(parse({ ...q, limit: '500' }).limit, max, `${name} clamped`);
+    assert.is(parse({ ...q, limit: '0' }).limit, 1, `${name} at least 1`);
+  }
 });
 
 test('feedback body: defaults, lengths, enums, unknown fields', () => {
