@@ -165,9 +165,13 @@ export function registerPromptTools({ tool, sleep }: ToolKit, ctx: ToolContext):
         baseline: { content: a.baseline_content, versionId: a.baseline_version_id ?? '' },
         candidate: { content: a.candidate_content, versionId: a.candidate_version_id ?? '' },
       });
-      if (!a.wait) return ok({ replaySetId: set.setId, runId: run.runId });
+      // promote_primary without the candidate's prompt and version ids cannot promote anything: say so
+      const canPromote = !!(a.candidate_prompt_id && a.candidate_version_id);
+      const warnings: string[] = a.promote_primary && !canPromote ? ['promote_primary needs candidate_prompt_id and candidate_version_id: nothing will be promoted'] : [];
+      // the promotion follows the verdict, which only a waiting call sees
+      if (a.promote_primary && canPromote && !a.wait) warnings.push('promote_primary applies only with wait=true: once the run ends, promote a winning candidate with prompts_promote');
+      if (!a.wait) return ok({ replaySetId: set.setId, runId: run.runId }, warnings);
       const s = runSummary(await waitRun(p.tenant, run.runId, a.max_wait_seconds, a.poll_interval_seconds));
-      const warnings: string[] = [];
       if (!runEnded(s.status)) warnings.push(`run still ${s.status} after ${a.max_wait_seconds}s: poll replay_run_status`);
       else if (s.error) warnings.push(`run ended in error: ${s.error}`);
       if (a.promote_primary && s.verdict === 'candidate' && a.candidate_prompt_id && a.candidate_version_id) {

@@ -4,10 +4,13 @@
  * the signed merge webhook (401 unsigned or wrong; redeliveries converge) → SHIPPED + mark_fixed,
  * lazy reconciliation (CONFIRMING, REGRESSED, HELD after 14 days on an injected clock), and the
  * statuses the spec leaves open: NO_EVIDENCE, BLOCKED_COVERAGE, UNROUTED, HANDED_OFF, NO_HEADROOM,
- * ABANDONED, GATE_FAILED, GATE_INCONCLUSIVE.
+ * ABANDONED, GATE_FAILED, GATE_INCONCLUSIVE. The fix tools over MCP on fixes in those states:
+ * fix_checkout refusals, fix_verify findings, fix_mark_applied, fix_dismiss, fixes paging.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createFixServices, type FixServices } from '../../../fixes/services.js';
 import { startReplayWorker, type ReplayWorker } from '../../../fixes/replay-worker.js';
 import { writeFileSync } from 'node:fs';
@@ -27,6 +30,7 @@ let sys: FixSystem;
 let svc: FixServices;
 let gh: FakeGithub;
 let worker: ReplayWorker;
+let mcp: Client;
 
 const convs = (prefix: string, n = 8) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 const attr = (ids: string[]) => ids.map((conversationId) => ({ conversationId, msgIndex: 0 }));
@@ -77,6 +81,11 @@ const webhook = (payload: unknown, signature?: string | null, event = 'pull_requ
   if (signature !== null) headers['x-hub-signature-256'] = signature ?? signPayload(SECRET, raw);
   return http(`${sys.url}/api/webhooks/code-host`, { method: 'POST', headers, body: raw });
 };
+/** One MCP tool call: `{data, warnings}` or `{error}`, plus `isError`. */
+const call = async (name: string, args: Record<string, unknown>) => {
+  const r = (await mcp.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as { content: Array<{ text: string }>; isError?: boolean };
+  return { ...JSON.parse(r.content[0]!.text), isError: !!r.isError };
+};
 const merged = (pr: { body: string; head: string; url: string }, commit = 'c0ffee'.padEnd(40, '0')) => ({
   action: 'closed',
   pull_request: { merged: true, body: pr.body, head: { ref: pr.head }, html_url: pr.url, merge_commit_sha: commit, merged_at: '2026-11-23T12:00:00Z' },
@@ -104,9 +113,13 @@ test.before(async () => {
     { dryRun: false },
   );
   worker = await startReplayWorker(sys.rt.bus);
+  mcp = new Client({ name: 'lifecycle', version: '1.0.0' });
+  const signed = (await sys.rt.keys.create({ tenant: 'default', role: 'admin' })).key;
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${sys.url}/mcp`), { requestInit: { headers: { 'x-api-key': signed } } }));
 });
 
 test.after(async () => {
+  await mcp?.close();
   await worker.stop();
   await sys.stop();
   await gh.stop();
@@ -300,6 +313,97 @@ test('tracehouse fix-verify (the packet verify command): exit 0 on a holdout win
   assert.is(degraded.code, 3, degraded.stderr + degraded.stdout);
   assert.match(degraded.stderr, /replay worker/);
   worker = await startReplayWorker(sys.rt.bus);
+});
+
+test('a merge notification that names the fix only in its head branch (no magic word in the body) ships the PR_OPEN fix', async () => {
+  const f = (await get('/fixes?status=PR_OPEN')).body.fixes.find((x: any) => x.problemId === PCH.problemId);
+  assert.ok(f, 'the charlie fix is PR_OPEN');
+  const pr = gh.pulls.find((p) => p.head === `svc/fix/${f.shortRef.toLowerCase()}`)!;
+  const r = await webhook(merged({ body: 'Tightens the charlie prompt.', head: pr.head, url: pr.html_url }));
+  assert.is(r.status, 202, r.text);
+  assert.equal(r.body.fixes.map((x: any) => [x.fix_id, x.status]), [[f.id, 'SHIPPED']]);
+  assert.is((await get(`/fixes/${f.id}`)).body.status, 'SHIPPED');
+  const fb = problems.feedback.filter((x) => x.problemId === PCH.problemId && x.action === 'mark_fixed');
+  assert.is(fb.length, 1);
+  assert.is(fb[0]!.actor, 'svc-github-app');
+});
+
+test('MCP fix_checkout refuses a TOOL_SCHEMA fix and a fix without a candidate with 400', async () => {
+  const handedOff = (await get('/fixes?status=HANDED_OFF')).body.fixes.find((x: any) => x.fixType === 'TOOL_SCHEMA');
+  assert.ok(handedOff);
+  const tool = await call('fix_checkout', { fix_id: handedOff.id });
+  assert.is(tool.isError, true);
+  assert.is(tool.error.status, 400);
+  assert.match(tool.error.message, /TOOL_SCHEMA/);
+  const drafted = (await get('/fixes?status=DRAFT')).body.fixes.find((x: any) => x.problemId === P_NOEV.problemId);
+  assert.ok(drafted);
+  const none = await call('fix_checkout', { fix_id: drafted.id });
+  assert.is(none.isError, true);
+  assert.is(none.error.status, 400);
+  assert.match(none.error.message, /no proposed candidate/);
+});
+
+test('MCP fix_verify with a failing candidate: GATE_FAILED is a tool error with one finding per holdout case', async () => {
+  const v = await call('fix_verify', { fix_id: fdId, candidate_content: 'You handle delta requests for the shop. Reply briefly to every customer.', poll_interval_seconds: 2, max_wait_seconds: 60 });
+  assert.is(v.isError, true, JSON.stringify(v));
+  assert.is(v.data.fix.status, 'GATE_FAILED');
+  assert.match(v.warnings.join(' '), /gate failed/);
+  assert.equal(v.data.findings.map((x: any) => x.case_id).sort(), [...v.data.fix.holdoutCaseIds].sort());
+  for (const x of v.data.findings) assert.is(x.outcome, 'tie', JSON.stringify(x));
+  assert.is(v.data.next_steps[0].tool, 'fix_verify');
+});
+
+test('MCP fix_mark_applied: SHIPPED with mark_fixed feedback by the MCP actor; a second call is a duplicate flagged by a warning', async () => {
+  const fc = (await get('/fixes?status=VERIFIED')).body.fixes.find((x: any) => x.problemId === PC.problemId);
+  assert.ok(fc, 'the throttled alpha fix is still VERIFIED');
+  const r = await call('fix_mark_applied', { fix_id: fc.id, note: 'deployed with the weekly release' });
+  assert.is(r.isError, false, JSON.stringify(r));
+  assert.is(r.data.fix.status, 'SHIPPED');
+  assert.is(r.data.duplicate, false);
+  assert.equal(r.warnings, []);
+  const fb = problems.feedback.filter((x) => x.problemId === PC.problemId && x.action === 'mark_fixed');
+  assert.is(fb.length, 1);
+  assert.is(fb[0]!.feedbackId, r.data.feedback_id);
+  assert.match(fb[0]!.actor, /^svc-mcp:/);
+  const again = await call('fix_mark_applied', { fix_id: fc.id });
+  assert.is(again.isError, false, JSON.stringify(again));
+  assert.is(again.data.duplicate, true);
+  assert.is(again.warnings.length, 1);
+  assert.is(again.data.fix.status, 'SHIPPED');
+  assert.is(problems.feedback.filter((x) => x.problemId === PC.problemId && x.action === 'mark_fixed').length, 1, 'no second feedback');
+});
+
+test('MCP fix_dismiss: REJECTED with the reason as dismiss feedback on the problem', async () => {
+  const drafted = (await get('/fixes?status=DRAFT')).body.fixes.find((x: any) => x.problemId === P_NOEV.problemId);
+  const r = await call('fix_dismiss', { fix_id: drafted.id, reason: 'no conversations show this problem' });
+  assert.is(r.isError, false, JSON.stringify(r));
+  assert.is(r.data.fix.status, 'REJECTED');
+  assert.is((await get(`/fixes/${drafted.id}`)).body.status, 'REJECTED');
+  assert.ok(problems.feedback.some((x) => x.problemId === P_NOEV.problemId && x.action === 'dismiss' && x.reason?.includes('no conversations show this problem')));
+});
+
+test('MCP fixes: next_cursor pages through the whole ranked queue once; an invalid cursor is a 400 tool error', async () => {
+  const all = (await get('/fixes?limit=100')).body.fixes.map((x: any) => x.id);
+  assert.ok(all.length > 6);
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 20; i++) {
+    const page = await call('fixes', { limit: 3, ...(cursor ? { cursor } : {}) });
+    assert.is(page.isError, false, JSON.stringify(page));
+    assert.ok(page.data.fixes.length <= 3);
+    seen.push(...page.data.fixes.map((x: any) => x.id));
+    if (!page.data.pagination.has_more) {
+      assert.is(page.data.pagination.next_cursor, null);
+      break;
+    }
+    cursor = page.data.pagination.next_cursor;
+  }
+  assert.equal(seen, all, 'the pages together are the ranked queue, each fix once');
+  const bad = await call('fixes', { limit: 3, cursor: 'not-a-cursor' });
+  assert.is(bad.isError, true);
+  assert.is(bad.error.status, 400);
+  const first = await call('fixes', { limit: 1 });
+  assert.is((await call('fixes', { status: 'SHIPPED', limit: 1, cursor: first.data.pagination.next_cursor })).error.status, 400, 'a cursor of another status filter is refused');
 });
 
 test.run();

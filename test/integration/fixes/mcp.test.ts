@@ -5,7 +5,8 @@
  * → fixes_draft_batch → fixes_drive → fix_verify (reference replay worker, `tracehouse
  * replay-worker`) → fix_submit pr (fake code host) → signed merge webhook → SHIPPED with
  * mark_fixed pending → problems run → recurrence → reopened → fix REGRESSED on read — and the
- * read-only part of the same scenario over stdio (`tracehouse mcp`).
+ * read-only part of the same scenario over stdio (`tracehouse mcp`) — and prompts_ab with
+ * promote_primary on the fix's replay set.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { projectRoot } from '../../../core/paths.js';
 import { WRITING_TOOLS } from '../../../mcp/tools.js';
 import { REPLAY_PING_SUBJECT } from '../../../fixes/replay-protocol.js';
 import { signPayload } from '../../../query/routes/fixes.js';
+import { createFixServices } from '../../../fixes/services.js';
 import { http } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
 import { startFakeGithub, type FakeGithub } from '../../helpers/fake-github.js';
@@ -296,6 +298,29 @@ test('stdio transport (`tracehouse mcp`): the same tools and the read-only part 
   } finally {
     await stdio.close();
   }
+});
+
+test('prompts_ab promote_primary: a strict candidate win makes the candidate version prod; without candidate ids or without waiting a warning says nothing is promoted', async () => {
+  const f = (await call('fix', { fix_id: fixId })).data.fix;
+  const svc = await createFixServices({ config: sys.config, bus: sys.rt.bus, store: sys.rt.store, problems });
+  const prodBefore = (await svc.prompts.get('default', 'support-system'))!.labels.prod;
+  assert.is.not(prodBefore, f.candidateRef.promptVersionId);
+  const candidate = (await call('fix_checkout', { fix_id: fixId })).data.candidate_text;
+  const common = { baseline_content: 'You are a support agent. Be polite.', candidate_content: candidate, set_id: f.replaySetId, seeds_per_case: 1, promote_primary: true, wait: true, poll_interval_seconds: 2, max_wait_seconds: 60 };
+  const noIds = await call('prompts_ab', { ...common, candidate_version_id: f.candidateRef.promptVersionId });
+  assert.is(noIds.isError, false, JSON.stringify(noIds));
+  assert.is(noIds.data.verdict, 'candidate');
+  assert.ok(noIds.warnings.some((w: string) => /promote_primary needs candidate_prompt_id/.test(w)), JSON.stringify(noIds.warnings));
+  assert.is((await svc.prompts.get('default', 'support-system'))!.labels.prod, prodBefore, 'nothing was promoted');
+  const noWait = await call('prompts_ab', { ...common, wait: false, candidate_prompt_id: f.promptId, candidate_version_id: f.candidateRef.promptVersionId });
+  assert.is(noWait.isError, false, JSON.stringify(noWait));
+  assert.ok(noWait.data.runId);
+  assert.ok(noWait.warnings.some((w: string) => /applies only with wait=true/.test(w)), JSON.stringify(noWait.warnings));
+  const r = await call('prompts_ab', { ...common, candidate_prompt_id: f.promptId, candidate_version_id: f.candidateRef.promptVersionId });
+  assert.is(r.isError, false, JSON.stringify(r));
+  assert.is(r.data.verdict, 'candidate', JSON.stringify(r.data));
+  assert.equal(r.warnings, []);
+  assert.is((await svc.prompts.get('default', 'support-system'))!.labels.prod, f.candidateRef.promptVersionId, 'the candidate version is the prod label');
 });
 
 test.run();

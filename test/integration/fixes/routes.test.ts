@@ -62,7 +62,7 @@ test('draft: 400 for a non-UUID problem id or a bad body, 404 for an unknown pro
 });
 
 let fixId = '';
-test('draft → DRAFT with a shortRef; drafting again (also through a merged-away id) returns the same fix', async () => {
+test('draft → DRAFT with a shortRef; drafting again (also through a merged-away id) returns the same fix, and the merged-away id lists it', async () => {
   const r = await post(`/problems/${P.problemId}/fixes`, { fixType: 'auto' });
   assert.is(r.status, 200, r.text);
   assert.is(r.body.status, 'DRAFT');
@@ -79,6 +79,9 @@ test('draft → DRAFT with a shortRef; drafting again (also through a merged-awa
   const list = await get(`/problems/${P.problemId}/fixes`);
   assert.equal(list.body.fixes.map((f: any) => f.id), [fixId]);
   assert.not.ok('pagination' in list.body);
+  const listViaAlias = await get(`/problems/${MERGED}/fixes`);
+  assert.is(listViaAlias.status, 200, listViaAlias.text);
+  assert.equal(listViaAlias.body.fixes.map((f: any) => f.id), [fixId], 'a merged-away problem id lists the fixes of its survivor');
 });
 
 test('submit and verify from DRAFT are 409; dismiss needs a reason (400)', async () => {
