@@ -173,6 +173,91 @@ test('OTLP traces: a broken resourceSpans or scopeSpans element is rejected alon
   assert.equal(events.map((e) => e.span_id).sort(), ['b7ad6b7169203331', 'b7ad6b7169203332']);
 });
 
+test('OTLP traces: a span that fails decoding is rejected alone (rejectedSpans, errorMessage), the valid spans beside it stored', async () => {
+  const span = (id: string, extra: object = {}) => ({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: id, name: 'claude_code.tool', startTimeUnixNano: '1767225600000000000', endTimeUnixNano: '1767225601000000000', ...extra });
+  for (const [n, path] of ['/v1/otel/agent-a/traces', '/v1/traces'].entries()) {
+    await purge(ts);
+    // span ids differ per route: the same content twice would be deduplicated
+    const spans = [
+      span(`c7ad6b716920${n}331`),
+      span(''), // no spanId
+      span(`c7ad6b716920${n}332`, { attributes: [{ key: 'map', value: { kvlistValue: [] } }] }),
+      span(`c7ad6b716920${n}333`),
+    ];
+    const r = await post(path, { resourceSpans: [{ resource: { attributes: kv({ 'service.name': 'claude-code' }) }, scopeSpans: [{ spans }] }] });
+    assert.is(r.status, 200, `${path}: ${r.text}`);
+    assert.is(r.body.partialSuccess.rejectedSpans, 2, path);
+    const msg = r.body.partialSuccess.errorMessage as string;
+    assert.match(msg, /^2 spans rejected: /);
+    assert.ok(msg.includes('span traceId and spanId are required'), msg);
+    assert.ok(msg.includes('kvlistValue'), msg);
+    const events = await readEvents(ts);
+    assert.equal(events.map((e) => e.span_id).sort(), [`c7ad6b716920${n}331`, `c7ad6b716920${n}333`], path);
+  }
+});
+
+test('Events: an agent A hook without a timestamp posted twice is two events; one retried with the same timestamp is one', async () => {
+  const stop = { hook_event_name: 'Stop', session_id: 'retry-1', cwd: '/home/dev/app' };
+  for (let i = 0; i < 2; i++) {
+    if (i) await new Promise((r) => setTimeout(r, 5)); // a later receive time
+    const r = await post('/v1/otel/agent-a/hooks', stop);
+    assert.equal([r.status, r.body.count], [200, 1]);
+  }
+  const unstamped = await readEvents(ts);
+  assert.is(unstamped.length, 2, 'redelivery without a timestamp creates a separate event');
+  assert.is.not(unstamped[0]!.event_time, unstamped[1]!.event_time);
+  await purge(ts);
+  const stamped = { ...stop, timestamp: '2026-03-01T10:00:00.250Z' };
+  for (let i = 0; i < 2; i++) {
+    if (i) await new Promise((r) => setTimeout(r, 5));
+    const r = await post('/v1/otel/agent-a/hooks', stamped);
+    assert.equal([r.status, r.body.count], [200, 1]);
+  }
+  const events = await readEvents(ts);
+  assert.is(events.length, 1, 'a retry with the same timestamp is deduplicated');
+  assert.equal([events[0]!.type, events[0]!.event_time, events[0]!.conversation_id], ['session_end', '2026-03-01T10:00:00.250Z', 'retry-1']);
+});
+
+test('OTLP logs and traces: environment from resource deployment.environment.name or deployment.environment, else production', async () => {
+  const resources: Array<[Record<string, unknown>, string]> = [
+    [{ 'service.name': 'claude-code', 'deployment.environment': 'staging' }, 'staging'],
+    [{ 'service.name': 'claude-code', 'deployment.environment.name': 'development' }, 'development'],
+    [{ 'service.name': 'claude-code', 'deployment.environment.name': 'prod', 'deployment.environment': 'staging' }, 'production'],
+    [{ 'service.name': 'claude-code' }, 'production'],
+  ];
+  const logs = await post('/v1/otel/agent-a/logs', {
+    resourceLogs: resources.map(([attrs], i) => ({ resource: { attributes: kv(attrs) }, scopeLogs: [{ logRecords: [record('user_prompt', `env-log-${i}`)] }] })),
+  });
+  assert.equal([logs.status, logs.body], [200, { partialSuccess: {} }]);
+  const traces = await post('/v1/otel/agent-a/traces', {
+    resourceSpans: resources.map(([attrs], i) => ({
+      resource: { attributes: kv(attrs) },
+      scopeSpans: [{ spans: [{ traceId: '1af7651916cd43dd8448eb211c80319c', spanId: `d7ad6b716920333${i}`, name: 'claude_code.tool', startTimeUnixNano: '1767225600000000000', endTimeUnixNano: '1767225601000000000', attributes: kv({ 'session.id': `env-span-${i}` }) }] }],
+    })),
+  });
+  assert.equal([traces.status, traces.body], [200, { partialSuccess: {} }]);
+  const events = await readEvents(ts);
+  const envs = (kind: string) => resources.map((_, i) => events.find((e) => e.conversation_id === `env-${kind}-${i}`)?.environment);
+  const want = resources.map(([, env]) => env);
+  assert.equal(envs('log'), want);
+  assert.equal(envs('span'), want);
+});
+
+test('hooks: agents B and C store conversation_id over session_id, agent A session_id; user_email when no user_id', async () => {
+  const payload = { hook_event_name: 'UserPromptSubmit', timestamp: '2026-03-01T10:00:00Z', conversation_id: 'conv-9', session_id: 'sess-9', user_email: 'dev@example.com', user_prompt: 'run the release checklist' };
+  for (const agent of ['agent-a', 'agent-b', 'agent-c']) {
+    const r = await post(`/v1/otel/${agent}/hooks`, payload);
+    assert.equal([r.status, r.body.count, r.body.malformed], [200, 1, 0], agent);
+  }
+  const events = await readEvents(ts);
+  const by = (agent: string) => events.find((e) => e.agent === agent)!;
+  assert.equal([by('agent-a').conversation_id, by('agent-b').conversation_id, by('agent-c').conversation_id], ['sess-9', 'conv-9', 'conv-9']);
+  for (const e of events) {
+    assert.is(e.user_id, 'dev@example.com', e.agent);
+    assert.equal([e.type, e.prompt!.text], ['prompt', 'run the release checklist'], e.agent);
+  }
+});
+
 test('OTLP metrics: rejectedDataPoints counts the data points of rejected metrics, JSON and protobuf', async () => {
   const points = (n: number) => Array.from({ length: n }, (_, i) => ({ asDouble: i + 0.5, timeUnixNano: '1767225600000000000' }));
   const metrics = [

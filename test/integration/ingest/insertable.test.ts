@@ -205,4 +205,47 @@ test('item 6: /v1/ingest answers 415 to text/plain and form bodies, 413 to an ev
   assert.match(String(get.headers.get('allow')), /POST/);
 });
 
+
+test('direct ingest: prompt_id/name/version, provider, model and token counts are stored; content_blocks stored and searchable', async () => {
+  const blocks = [
+    { type: 'thinking', text: 'check the refund policy' },
+    { type: 'text', text: 'Refunds take 5 days.' },
+    { type: 'tool_use', tool_name: 'lookup_order', tool_use_id: 'tu-opt', input: { order: 'A-17' } },
+    { type: 'text', text: 'Use API_TOKEN=abc123def456ghi to check.' },
+  ];
+  const r = await post('/v1/ingest', {
+    events: [
+      { conversation_id: 'opt-1', role: 'assistant', message_id: 'opt-a', message: 'Your order ships today.', model: 'gpt-4.1', provider: 'openai',
+        input_tokens: 120, output_tokens: 42, reasoning_tokens: 17, prompt_id: 'pr-7', prompt_name: 'support-triage', prompt_version: 3 },
+      { conversation_id: 'opt-1', role: 'assistant', message_id: 'opt-b', content: 'short summary', content_blocks: blocks },
+      { conversation_id: 'opt-1', role: 'assistant', message_id: 'opt-c', content: [], content_blocks: blocks },
+    ],
+  });
+  assert.equal([r.status, r.body.count, r.body.rejected], [200, 3, 0], r.text);
+  assert.is(await stored(r.body.results.map((x: { eventId: string }) => x.eventId)), 3);
+  type Row = { message_id: string; content: string; content_blocks: string; tool_calls: string; model: string; provider: string; input_tokens: string; output_tokens: string; reasoning_tokens: string };
+  const sql = "SELECT message_id, content, content_blocks, tool_calls, model, provider, input_tokens, output_tokens, reasoning_tokens FROM {{db}}.messages FINAL WHERE conversation_id = 'opt-1' ORDER BY message_id";
+  const rows = (await eventually(async () => {
+    const got = await query<Row>(sql);
+    return got.length === 3 ? got : undefined;
+  })) ?? [];
+  assert.is(rows.length, 3);
+  const [a, b, c] = rows;
+  assert.equal([a!.content, a!.model, a!.provider, Number(a!.input_tokens), Number(a!.output_tokens), Number(a!.reasoning_tokens)], ['Your order ships today.', 'gpt-4.1', 'openai', 120, 42, 17]);
+  const [ev] = await query<{ facets: string; model: string; output_tokens: string }>("SELECT facets, model, output_tokens FROM {{db}}.events FINAL WHERE message_id = 'opt-a'");
+  assert.equal(JSON.parse(ev!.facets).message, { prompt_id: 'pr-7', prompt_name: 'support-triage', prompt_version: '3' });
+  assert.equal([ev!.model, Number(ev!.output_tokens)], ['gpt-4.1', 42]);
+  // content_blocks beside a content string: the string is the text, the blocks are kept
+  assert.is(b!.content, 'short summary');
+  // content_blocks without content blocks: the text of the text blocks, redacted
+  assert.is(c!.content, 'Refunds take 5 days.\nUse API_TOKEN=[REDACTED] to check.');
+  for (const row of [b!, c!]) {
+    assert.equal(JSON.parse(row.content_blocks).map((x: { type: string }) => x.type), ['thinking', 'text', 'tool_use', 'text'], row.message_id);
+    assert.not.ok(row.content_blocks.includes('abc123def456ghi'), `${row.message_id}: secret stored`);
+    assert.equal(JSON.parse(row.tool_calls).map((x: { id: string; name: string }) => [x.id, x.name]), [['tu-opt', 'lookup_order']]);
+  }
+  const found = await query<{ message_id: string }>("SELECT message_id FROM {{db}}.messages FINAL WHERE conversation_id = 'opt-1' AND content ILIKE '%refunds take%'");
+  assert.equal(found.map((x) => x.message_id), ['opt-c']);
+});
+
 test.run();

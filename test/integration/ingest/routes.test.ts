@@ -99,6 +99,10 @@ test('Errors/Limits: 413 over 5 MB from Content-Length, from a streamed body, an
   const a = await post('/v1/otel/agent-a/hooks', big, { 'content-type': 'application/json' });
   assert.is(a.status, 413);
   assert.match(a.body.error, /5 MB/);
+  for (const path of ['/v1/otel/agent-a/traces', '/v1/traces']) {
+    const t = await post(path, big, { 'content-type': 'application/json' });
+    assert.equal([t.status, /5 MB/.test(t.body.error)], [413, true], path);
+  }
   // chunked: no Content-Length, the byte counter decides
   const stream = new ReadableStream({
     start(c) {
@@ -111,7 +115,7 @@ test('Errors/Limits: 413 over 5 MB from Content-Length, from a streamed body, an
   // a ~6 KB gzip body that inflates to 6 MB
   const bomb = gzipSync(Buffer.alloc(6 * 1024 * 1024, 0x20));
   assert.ok(bomb.length < 64 * 1024);
-  for (const path of ['/v1/otel/agent-a/logs', '/v1/otel/agent-a/hooks', '/v1/ingest', '/v1/metrics']) {
+  for (const path of ['/v1/otel/agent-a/logs', '/v1/otel/agent-a/hooks', '/v1/ingest', '/v1/metrics', '/v1/otel/agent-b/traces', '/v1/traces']) {
     const c = await post(path, bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
     assert.is(c.status, 413, path);
   }

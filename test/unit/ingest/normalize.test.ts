@@ -262,6 +262,48 @@ test('hook tool_output is never stored; command and error redacted and capped', 
   assert.equal([o.event.tool!.success, o.event.tool!.duration_ms, o.event.tool!.decision, o.event.tool!.error_type], [true, 7, 'reject', 'exit']);
 });
 
+test('agent A api_error: status_code and model in the api facet; the error redacted and capped to 2,048 bytes', () => {
+  const error = `upstream overloaded: api_key=sk-live-abc123def456 ${'e'.repeat(5000)}`;
+  const e = normalizeLog(ctx('agent-a'), record({ 'event.name': 'api_error', 'session.id': 's', model: 'claude-sonnet', status_code: '529', duration_ms: '1200', attempt: '3', error }), 0);
+  assert.is(e.type, 'api_error');
+  assert.equal([e.api!.model, e.api!.status_code, e.api!.duration_ms, e.api!.error_truncated], ['claude-sonnet', 529, 1200, true]);
+  assert.is(Buffer.byteLength(e.api!.error!), 2048);
+  assert.ok(e.api!.error!.startsWith('upstream overloaded: api_key=[REDACTED] eee'), e.api!.error!.slice(0, 60));
+  assert.is(Buffer.byteLength(String(e.attributes['error'])), 2048, 'attributes.error capped too');
+  assert.not.ok(JSON.stringify(e).includes('abc123def456'));
+  // an api_request of agent A carries no error text in its facet
+  const ok = normalizeLog(ctx('agent-a'), record({ 'event.name': 'api_request', 'session.id': 's', model: 'claude-sonnet', error: 'ignored' }), 0);
+  assert.equal(ok.api, { model: 'claude-sonnet' });
+});
+
+test('hook user_prompt is the prompt text, redacted and capped to 8 KB', () => {
+  const sent = `deploy with API_TOKEN=abc123def456ghi ${'x'.repeat(9000)}`;
+  for (const agent of ['agent-a', 'agent-b'] as const) {
+    const o = normalizeHook(ctx(agent, 'hooks'), { hook_event_name: 'UserPromptSubmit', session_id: 's', timestamp: 1767225600, user_prompt: sent }, 0);
+    assert.is(o.kind, 'event', agent);
+    if (o.kind !== 'event') return;
+    assert.is(o.event.type, 'prompt');
+    assert.equal([Buffer.byteLength(o.event.prompt!.text), o.event.prompt!.truncated, o.event.prompt!.length], [8192, true, sent.length], agent);
+    assert.ok(o.event.prompt!.text.startsWith('deploy with API_TOKEN=[REDACTED] xxx'), agent);
+    assert.is(Buffer.byteLength(String(o.event.attributes['user_prompt'])), 8192, 'attributes.user_prompt capped too');
+    assert.not.ok(JSON.stringify(o.event).includes('abc123def456ghi'));
+  }
+  const short = normalizeHook(ctx('agent-a', 'hooks'), { hook: 'UserPromptSubmit', user_prompt: 'fix the flaky test' }, 0);
+  assert.equal(short.kind === 'event' && short.event.prompt, { text: 'fix the flaky test', length: 18, truncated: false });
+});
+
+test('hook ids: agents B/C take conversation_id over session_id (agent A session_id); user_id, else user_email', () => {
+  const payload = { hook: 'Stop', timestamp: 1767225600, conversation_id: 'conv-1', session_id: 'sess-1', user_email: 'dev@example.com' };
+  for (const agent of ['agent-b', 'agent-c'] as const) {
+    const o = normalizeHook(ctx(agent, 'hooks'), payload, 0);
+    assert.equal(o.kind === 'event' && [o.event.conversation_id, o.event.user_id], ['conv-1', 'dev@example.com'], agent);
+    const s = normalizeHook(ctx(agent, 'hooks'), { hook: 'Stop', timestamp: 1767225600, session_id: 'sess-1', user_id: 'u-42', user_email: 'dev@example.com' }, 0);
+    assert.equal(s.kind === 'event' && [s.event.conversation_id, s.event.user_id], ['sess-1', 'u-42'], `${agent}: session_id when no conversation_id`);
+  }
+  const a = normalizeHook(ctx('agent-a', 'hooks'), payload, 0);
+  assert.equal(a.kind === 'event' && [a.event.conversation_id, a.event.user_id], ['sess-1', 'dev@example.com']);
+});
+
 test('span error messages (status message, exception.message of a span event) are redacted and capped to 2,048 bytes', () => {
   const message = `request failed: password=Sup3rSecretPw ${'e'.repeat(5000)}`;
   const e = normalizeSpan(ctx('agent-a', 'traces'), {
