@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { BadRequestError } from '../core/errors.js';
-import { X_CLAMP, type JsonSchema } from '../schemas/api/common.js';
+import { ENVIRONMENTS, TIME_RANGES, X_CLAMP, type JsonSchema } from '../schemas/api/common.js';
 
 /**
  * Schema-driven request validation (spec/data-api.md "Errors"): the endpoint's JSON Schema gives
@@ -61,6 +61,12 @@ export function formatErrors(errors: ErrorObject[] | null | undefined, where: st
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
+/**
+ * The common enum parameters (spec: "Common query parameters"): a value outside the set gives 400 on
+ * every endpoint, also where the endpoint applies no such filter (there a valid value is ignored).
+ */
+const COMMON_ENUMS: Record<string, readonly string[]> = { time_range: TIME_RANGES, environment: ENVIRONMENTS };
+
 /** Compiles a query-string validator: returns typed, defaulted, clamped parameters or throws 400. */
 export function compileQuery<T>(schema: JsonSchema | undefined): (raw: RawQuery) => T {
   if (!schema) return () => ({}) as T;
@@ -74,8 +80,14 @@ export function compileQuery<T>(schema: JsonSchema | undefined): (raw: RawQuery)
     const input: Record<string, unknown> = {};
     const problems: string[] = [];
     for (const [k, v] of Object.entries(raw)) {
-      // unknown parameters are ignored (docs/data-api.md); repeated known ones are ambiguous
-      if (!known.has(k) || v === undefined) continue;
+      if (v === undefined) continue;
+      if (!known.has(k)) {
+        // unknown parameters are ignored (docs/data-api.md), common ones checked all the same
+        const allowed = COMMON_ENUMS[k];
+        if (allowed && v !== '' && (Array.isArray(v) || !allowed.includes(v))) problems.push(Array.isArray(v) ? `${k} must be given once` : `${k} must be one of: ${allowed.join(', ')}`);
+        continue;
+      }
+      // repeated known parameters are ambiguous
       if (Array.isArray(v)) {
         problems.push(`${k} must be given once`);
         continue;

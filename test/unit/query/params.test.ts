@@ -80,6 +80,16 @@ test('empty values mean "not given"; unknown parameters are ignored', () => {
   assert.not.ok('foo' in list({ foo: 'bar' }));
 });
 
+test('the common time_range and environment are checked where the endpoint applies no such filter: 400 outside their sets, ignored when valid', () => {
+  const problems = compileQuery<any>(listProblemsEndpoint.query);
+  assert.equal(messages(() => problems({ environment: 'bogus' })), ['environment must be one of: all, development, staging, production']);
+  assert.equal(messages(() => context({ time_range: 'zz' })), ['time_range must be one of: all, 1h, 24h, 3d, 7d, 30d, 90d']);
+  assert.equal(messages(() => ov({ time_range: ['1h', '24h'] })), ['time_range must be given once']);
+  assert.not.ok('environment' in problems({ environment: 'staging' }));
+  assert.not.ok('time_range' in context({ time_range: '24h', window: '3' }));
+  assert.is(context({ time_range: '' }).window, 2);
+});
+
 test('page sizes: task-cluster search 30 (1–50), problems 25 (1–25), reports 20, problem conversations and evidence 25 (1–50)', () => {
   const cases: Array<[string, any, number, number]> = [
     ['task-cluster search', compileQuery<any>(searchTaskClusters.query), 30, 50],
