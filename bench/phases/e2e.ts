@@ -80,7 +80,7 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
     const consumed = (end?.delivered ?? 0) > (before?.delivered ?? 0);
     const bounded = t.events_per_s >= 0.9 * rate && non2xx < 0.01 && drained && drainMs <= limit && consumed;
     steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0) });
-    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s}, backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${perMillion(cpu)} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
+    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s} (request p50 ${t.p50_ms} / p99 ${t.p99_ms} ms), backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${perMillion(cpu)} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
     if (!consumed) return { missing: 'n/a (stream role consumed nothing)', steps, max_sustained_events_per_s: NaN };
   }
   const ok = steps.filter((s) => s.bounded);
