@@ -31,7 +31,7 @@ import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
 import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishRetryJobs, type ConversationJob } from './publisher.js';
-import { createCoverage, createHeldJobs } from './held-jobs.js';
+import { createCoverage, createHeldJobs, reanalysisSpacing } from './held-jobs.js';
 import { startHeartbeats } from '../heartbeat.js';
 
 export interface AnalyzeConsumerOptions {
@@ -54,6 +54,8 @@ export interface AnalyzeConsumerOptions {
   maxDeferMs?: number;
   /** Shortest time between the starts of two batches (ANALYZE_BATCH_INTERVAL_MS); 0 runs each as soon as due. */
   batchIntervalMs?: number;
+  /** Wait between two analyses of a conversation per message of it (ANALYZE_SPACING_PER_MESSAGE_MS); 0: none. */
+  spacingPerMessageMs?: number;
   /** Shortest time between two passes of the tool-failure rollup's recompute (TOOL_ROLLUP_INTERVAL_MS). Default 1000. */
   toolRollupIntervalMs?: number;
   /** Period of the progress heartbeats of held jobs: a third of the consumer's ack wait. */
@@ -79,7 +81,14 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   let lastBatchMs = -Infinity;
   const labels = { consumer: opts.durable };
   let stopping = false;
-  const jobs = createHeldJobs<Held>({ maxDeferMs: opts.maxDeferMs ?? 30_000 });
+  const maxDeferMs = opts.maxDeferMs ?? 30_000;
+  const spacingPerMessageMs = opts.spacingPerMessageMs ?? 0;
+  const coverage = createCoverage({
+    marginMs: 250,
+    maxEntries: 200_000,
+    spacingMs: spacingPerMessageMs > 0 ? reanalysisSpacing(spacingPerMessageMs, maxDeferMs) : undefined,
+  });
+  const jobs = createHeldJobs<Held>({ maxDeferMs, notBefore: (key) => coverage.notBefore(key) });
   let runner: Promise<void> | undefined;
   /** Jobs of the batch being analyzed. */
   let batchNow: Held[] = [];
@@ -96,7 +105,6 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   const rollup = createToolRollupFlusher({ store: opts.store, log, metrics, minIntervalMs: opts.toolRollupIntervalMs ?? 1000, exclusive });
   // marks a crashed run left are recomputed by the first pass
   rollup.poke();
-  const coverage = createCoverage({ marginMs: 250, maxEntries: 200_000 });
   const keyOf = (job: ConversationJob) => `${job.tenant_id}\u0000${job.conversation_id}`;
   const publishedMs = (m: JsMsg) => m.info.timestampNanos / 1e6;
   /** Deferrals already counted in the metric. */
@@ -146,8 +154,12 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       return;
     }
     const dueMs = job.due_ms ?? 0;
-    coverage.noteDelivery(Date.now(), publishedMs(m));
-    jobs.add({ key: keyOf(job), dueMs, item: { m, job } });
+    const now = Date.now();
+    coverage.noteDelivery(now, publishedMs(m));
+    const superseded = jobs.add({ key: keyOf(job), dueMs, item: { m, job } }, now);
+    // the job kept for the conversation runs after every superseded one's change was stored
+    for (const h of superseded) h.m.ack();
+    if (superseded.length) metrics.analyzeJobs.inc({ outcome: 'superseded' }, superseded.length);
     // a job due before the runner's alarm (a retry, a requeued stale rollup) wakes it
     alarm.wakeBefore(dueMs);
     runner ??= drain().finally(() => {
@@ -240,7 +252,8 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       }
       for (const h of batch) h.m.ack();
       // a failed analyzer has its own retry job (published now, so never covered by this load)
-      for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs);
+      const sizes = new Map(items.map((item) => [`${item.tenantId}\u0000${item.conversationId}`, item.messages.length]));
+      for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs, sizes.get(k) ?? 0);
       metrics.analyzeJobs.inc({ outcome: 'ok' }, batch.length);
     } catch (err) {
       log.warn({ err, conversations: conversations.length }, 'analysis failed: jobs will be redelivered');

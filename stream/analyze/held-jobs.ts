@@ -2,8 +2,10 @@
  * The analysis jobs the `analyze` consumer holds, and the rule that decides which of them run now
  * (docs/stream.md "Analysis under load"). A job runs once it is due (its debounce window closed);
  * while the `store` consumer lags, a due job is held instead — deferred — until the lag clears or
- * it has been due for `maxDeferMs` (bounded staleness). Pure: the caller passes the time and
- * whether the store path lags, and owns the messages behind the jobs.
+ * it has been due for `maxDeferMs` (bounded staleness). A conversation analyzed recently may also
+ * wait until `notBefore` its key (re-analysis spaced by size, docs/stream.md "Long conversations"),
+ * within the same bound. Pure: the caller passes the time and whether the store path lags, and owns
+ * the messages behind the jobs.
  */
 
 export interface HeldJob<T> {
@@ -15,7 +17,12 @@ export interface HeldJob<T> {
 }
 
 export interface HeldJobs<T> {
-  add(job: HeldJob<T>): void;
+  /**
+   * Holds `job`. Of the jobs of its conversation that are due at `nowMs`, one is kept (the latest
+   * due, waiting since the earliest): the others are returned, to be acked — the analysis the kept
+   * one runs loads the conversation after all of their changes were stored.
+   */
+  add(job: HeldJob<T>, nowMs: number): T[];
   readonly size: number;
   /**
    * The jobs to run now, earliest due first: due ones, or while `lagging` only those past their
@@ -39,24 +46,60 @@ export interface HeldJobs<T> {
 }
 
 interface Entry<T> extends HeldJob<T> {
+  /** Due time of the earliest job this entry stands for (superseded ones included). */
+  sinceMs: number;
   deferred: boolean;
 }
 
-export function createHeldJobs<T>(opts: { maxDeferMs: number }): HeldJobs<T> {
+export interface HeldJobsOptions {
+  maxDeferMs: number;
+  /** Earliest time (ms) a conversation may be analyzed again; undefined: as soon as due. */
+  notBefore?: (key: string) => number | undefined;
+}
+
+export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
   let entries: Entry<T>[] = [];
   let deferredTotal = 0;
   let maxDeferralMs = 0;
-  const runnableAt = (e: Entry<T>, lagging: boolean) => (lagging ? e.dueMs + opts.maxDeferMs : e.dueMs);
+  /** No entry waits past `sinceMs + maxDeferMs`, whether for the lag or for the spacing. */
+  const runnableAt = (e: Entry<T>, lagging: boolean) => {
+    const bound = e.sinceMs + opts.maxDeferMs;
+    if (lagging) return Math.max(e.dueMs, bound);
+    const spaced = opts.notBefore?.(e.key);
+    return spaced === undefined || spaced <= e.dueMs ? e.dueMs : Math.max(e.dueMs, Math.min(spaced, bound));
+  };
 
   return {
-    add(job) {
-      entries.push({ ...job, deferred: false });
+    add(job, nowMs) {
+      const entry: Entry<T> = { ...job, sinceMs: job.dueMs, deferred: false };
+      if (job.dueMs > nowMs) {
+        entries.push(entry);
+        return [];
+      }
+      // due jobs of one conversation: keep the latest due, waiting since the earliest
+      let kept = entry;
+      const superseded: T[] = [];
+      const rest: Entry<T>[] = [];
+      for (const e of entries) {
+        if (e.key !== job.key || e.dueMs > nowMs) {
+          rest.push(e);
+          continue;
+        }
+        const [keep, drop] = e.dueMs > kept.dueMs ? [e, kept] : [kept, e];
+        keep.sinceMs = Math.min(keep.sinceMs, drop.sinceMs);
+        keep.deferred ||= drop.deferred;
+        superseded.push(drop.item);
+        kept = keep;
+      }
+      rest.push(kept);
+      entries = rest;
+      return superseded;
     },
     get size() {
       return entries.length;
     },
     take(nowMs, lagging, maxKeys) {
-      const runnable = entries.filter((e) => runnableAt(e, lagging) <= nowMs).sort((a, b) => a.dueMs - b.dueMs);
+      const runnable = entries.filter((e) => runnableAt(e, lagging) <= nowMs).sort((a, b) => a.sinceMs - b.sinceMs);
       const keys = new Set<string>();
       for (const e of runnable) {
         if (keys.size >= maxKeys) break;
@@ -67,7 +110,7 @@ export function createHeldJobs<T>(opts: { maxDeferMs: number }): HeldJobs<T> {
       for (const e of entries) {
         // every due job of a chosen conversation goes with it: one snapshot serves them all
         if (keys.has(e.key) && e.dueMs <= nowMs) {
-          if (e.deferred) maxDeferralMs = Math.max(maxDeferralMs, nowMs - e.dueMs);
+          if (e.deferred) maxDeferralMs = Math.max(maxDeferralMs, nowMs - e.sinceMs);
           out.push(e.item);
           continue;
         }
@@ -122,25 +165,41 @@ export function createHeldJobs<T>(opts: { maxDeferMs: number }): HeldJobs<T> {
  * least the skew of this clock ahead of the server's, and the load time is moved back by it (and
  * by `marginMs`), so an error only ever analyzes once more, never skips a change.
  */
-export function createCoverage(opts: { marginMs: number; maxEntries: number }) {
-  const loadedAt = new Map<string, number>();
+export function createCoverage(opts: { marginMs: number; maxEntries: number; spacingMs?: (messages: number) => number }) {
+  const loaded = new Map<string, { at: number; messages: number }>();
   let minOffsetMs = Infinity;
   return {
     noteDelivery(receivedMs: number, publishedMs: number) {
       minOffsetMs = Math.min(minOffsetMs, receivedMs - publishedMs);
     },
-    /** A snapshot of `key` loaded at `loadStartMs` (this clock) was analyzed and written. */
-    noteLoaded(key: string, loadStartMs: number) {
-      loadedAt.delete(key);
-      loadedAt.set(key, loadStartMs);
+    /** A snapshot of `key` with `messages` messages, loaded at `loadStartMs` (this clock), was analyzed and written. */
+    noteLoaded(key: string, loadStartMs: number, messages = 0) {
+      loaded.delete(key);
+      loaded.set(key, { at: loadStartMs, messages });
       // bounded: the least recently loaded goes first (it only costs an analysis more)
-      if (loadedAt.size > opts.maxEntries) loadedAt.delete(loadedAt.keys().next().value!);
+      if (loaded.size > opts.maxEntries) loaded.delete(loaded.keys().next().value!);
     },
     /** Whether a job of `key` published at `publishedMs` (server clock) is covered by a snapshot already analyzed. */
     covers(key: string, publishedMs: number): boolean {
-      const at = loadedAt.get(key);
+      const at = loaded.get(key)?.at;
       if (at === undefined || !Number.isFinite(minOffsetMs)) return false;
       return at - Math.max(0, minOffsetMs) >= publishedMs + opts.marginMs;
     },
+    /** Earliest time (this clock) `key` is analyzed again: its last load plus the spacing of its size. */
+    notBefore(key: string): number | undefined {
+      const last = loaded.get(key);
+      return last && opts.spacingMs ? last.at + opts.spacingMs(last.messages) : undefined;
+    },
   };
+}
+
+/**
+ * The wait between two analyses of one conversation (docs/stream.md "Long conversations"):
+ * `perMessageMs` per message of its last snapshot, at most `maxMs`. Each analysis reads and
+ * recomputes the whole conversation, so without it a conversation that keeps growing costs more
+ * at every batch; with it, an active conversation below the cap costs about the same CPU share
+ * whatever its length, and its total analysis work grows linearly with its length, not with its square.
+ */
+export function reanalysisSpacing(perMessageMs: number, maxMs: number): (messages: number) => number {
+  return (messages) => Math.min(maxMs, Math.max(0, messages) * perMessageMs);
 }

@@ -4,7 +4,8 @@
  * conversation with its final content; a lag that never clears still lets every held analysis run
  * after ANALYZE_MAX_DEFER_MS; held jobs survive a restart of the stream role (nakked, redelivered,
  * analyzed), none dead-lettered. With ANALYZE_BATCH_INTERVAL_MS, conversations that come due one
- * by one gather into fewer batches. Analysis work runs beside decoding, not in its way. Real
+ * by one gather into fewer batches; with ANALYZE_SPACING_PER_MESSAGE_MS a long conversation that
+ * keeps growing is analyzed less often than a short one. Analysis work runs beside decoding, not in its way. Real
  * nats-server and chDB; the stream role is started by the suite.
  */
 import { test } from 'uvu';
@@ -202,6 +203,38 @@ test('with ANALYZE_BATCH_INTERVAL_MS, conversations coming due one by one gather
     assert.ok(done, `not analyzed: ${await notAnalyzed(ids)}`);
     // one batch per started interval over the arrivals (about 1 s, so 2–3; without pacing 5–6)
     assert.ok(batches.length <= 1 + Math.ceil(spanMs / 1_000), `at most one batch per interval over ${spanMs} ms of arrivals: ${JSON.stringify(batches)}`);
+  } finally {
+    await stream.close();
+  }
+});
+
+test('with ANALYZE_SPACING_PER_MESSAGE_MS, a long conversation that keeps growing is analyzed less often than a short one, and with its final content', async () => {
+  const runs = { long: 0, short: 0 };
+  const stream = await startStream(rtWith({ analyzeBatchIntervalMs: 0, analyzeSpacingPerMessageMs: 10 }), {
+    wrapWork: (work) => (input) => {
+      if (has(input, 'spaced-long')) runs.long++;
+      if (has(input, 'spaced-short')) runs.short++;
+      return work(input);
+    },
+  });
+  try {
+    const ids = ['spaced-long', 'spaced-short'];
+    // 150 turns: about 1.5 s between its analyses at 10 ms per message; the short one about 20 ms
+    await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents('spaced-long', 150, 100_000)));
+    await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents('spaced-short', 1, 100_000)));
+    const first = Date.now();
+    // both grow by one turn every 200 ms for 4 s: a job of each per debounce window (100 ms)
+    for (let p = 0; Date.now() - first < 4_000; p++) {
+      for (const id of ids) await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents(id, 1, (p + 2) * 10_000_000)));
+      await sleep(200);
+    }
+    const spanMs = Date.now() - first;
+    const done = await eventually(async () => ((await notAnalyzed(ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
+    assert.ok(done, `not analyzed with their final content: ${await notAnalyzed(ids)}`);
+    assert.ok(runs.long >= 2, `the long conversation is still analyzed while it grows: ${JSON.stringify(runs)}`);
+    assert.ok(runs.long <= 2 + Math.ceil(spanMs / 1_500), `the long one at most once per 1.5 s over ${spanMs} ms, plus its first and last: ${JSON.stringify(runs)}`);
+    assert.ok(runs.short >= 2 * runs.long, `the short one keeps its cadence: ${JSON.stringify(runs)}`);
+    assert.ok(metric('stream_analyze_jobs_total', { outcome: 'superseded' }) > 0, 'jobs waiting for the spacing collapse into one per conversation');
   } finally {
     await stream.close();
   }

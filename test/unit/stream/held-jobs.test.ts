@@ -1,9 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createCoverage, createHeldJobs } from '../../../stream/analyze/held-jobs.js';
+import { createCoverage, createHeldJobs, reanalysisSpacing } from '../../../stream/analyze/held-jobs.js';
 
-const held = (maxDeferMs = 30_000) => createHeldJobs<string>({ maxDeferMs });
-const add = (h: ReturnType<typeof held>, item: string, key: string, dueMs: number) => h.add({ key, dueMs, item });
+const held = (maxDeferMs = 30_000, notBefore?: (key: string) => number | undefined) => createHeldJobs<string>({ maxDeferMs, notBefore });
+/** Adds a job before any is due (`nowMs` 0): nothing is superseded. */
+const add = (h: ReturnType<typeof held>, item: string, key: string, dueMs: number, nowMs = 0) => h.add({ key, dueMs, item }, nowMs);
 
 test('without lag: due jobs run earliest first, jobs not yet due stay held', () => {
   const h = held();
@@ -104,6 +105,70 @@ test('coverage: bounded, the least recently loaded forgotten first', () => {
   assert.is(c.covers('b', 0), false, 'forgotten: analyzed again, never skipped');
   assert.is(c.covers('a', 0), true);
   assert.is(c.covers('c', 0), true);
+});
+
+test('due jobs of one conversation: the latest due is kept, waiting since the earliest; the others are handed back to ack', () => {
+  const h = held(1_000);
+  assert.equal(add(h, 'a1', 'a', 100, 50), [], 'not due yet: kept as it is');
+  assert.equal(add(h, 'b1', 'b', 120, 50), []);
+  assert.equal(add(h, 'a2', 'a', 600, 700), ['a1'], 'a1 is due: superseded by a2');
+  assert.equal(add(h, 'a3', 'a', 5_000, 700), [], 'a3 is not due: its window is still open, it stays on its own');
+  assert.is(h.size, 3);
+  // while lagging, the kept job is bound by the earliest due time it stands for (a1's), not its own
+  assert.equal(h.take(1_099, true, 10), []);
+  assert.equal(h.take(1_100, true, 10), ['a2'], 'bound by a1: due 100');
+  assert.is(h.stats.maxDeferralMs, 1_000);
+  assert.equal(h.take(1_119, true, 10), []);
+  assert.equal(h.take(1_120, true, 10), ['b1']);
+  assert.equal(h.take(5_000, false, 10), ['a3']);
+});
+
+test('a job superseded on arrival is handed back itself when the one held is due later', () => {
+  const h = held();
+  add(h, 'a2', 'a', 600, 0);
+  assert.equal(add(h, 'a1', 'a', 100, 700), ['a1'], 'a redelivered older job: a2 already stands for it');
+  assert.equal(h.take(700, false, 10), ['a2']);
+});
+
+test('spacing: a conversation analyzed recently waits until notBefore, never past the deferral bound; others run when due', () => {
+  let spaced: Record<string, number> = { long: 20_000, short: 50 };
+  const h = held(30_000, (key) => spaced[key]);
+  add(h, 'long1', 'long', 1_000);
+  add(h, 'short1', 'short', 1_000);
+  add(h, 'new1', 'new', 1_000);
+  assert.equal(h.take(1_000, false, 10), ['short1', 'new1'], 'short: its spacing already passed; new: never analyzed');
+  assert.is(h.nextRunMs(false), 20_000);
+  assert.equal(h.take(19_999, false, 10), []);
+  assert.equal(h.take(20_000, false, 10), ['long1']);
+  // a spacing beyond the bound is cut to it
+  spaced = { long: 90_000 };
+  add(h, 'long2', 'long', 40_000);
+  assert.is(h.nextRunMs(false), 70_000, 'due 40,000 + the 30,000 bound');
+  assert.equal(h.take(70_000, false, 10), ['long2']);
+});
+
+test('spacing: the jobs of a growing conversation collapse into one while it waits', () => {
+  const h = held(30_000, () => 10_000);
+  const acked: string[] = [];
+  for (let w = 1; w <= 8; w++) acked.push(...add(h, `j${w}`, 'a', w * 500, w * 500 + 10));
+  assert.is(h.size, 1, 'one job held for the conversation');
+  assert.equal(acked, ['j1', 'j2', 'j3', 'j4', 'j5', 'j6', 'j7']);
+  assert.equal(h.take(9_999, false, 10), []);
+  assert.equal(h.take(10_000, false, 10), ['j8']);
+});
+
+test('spacing: proportional to the messages of the last snapshot, capped; coverage gives the time of the next analysis', () => {
+  const spacing = reanalysisSpacing(10, 30_000);
+  assert.is(spacing(35), 350);
+  assert.is(spacing(2_000), 20_000);
+  assert.is(spacing(50_000), 30_000);
+  const c = createCoverage({ marginMs: 0, maxEntries: 10, spacingMs: spacing });
+  assert.is(c.notBefore('a'), undefined, 'never analyzed here');
+  c.noteLoaded('a', 1_000, 2_000);
+  assert.is(c.notBefore('a'), 21_000);
+  const off = createCoverage({ marginMs: 0, maxEntries: 10 });
+  off.noteLoaded('a', 1_000, 2_000);
+  assert.is(off.notBefore('a'), undefined, 'no spacing configured');
 });
 
 test.run();
