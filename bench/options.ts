@@ -14,6 +14,8 @@ export interface BenchOptions {
   stepSeconds: number;
   /** Seconds of the freshness measurement. */
   freshnessSeconds: number;
+  /** Offered events/s of the freshness phase; absent: half the highest sustained end-to-end rate. */
+  freshnessRate?: number;
   /** Requests per data API endpoint. */
   queryRequests: number;
   /** Events in the insert and bus ceilings. */
@@ -32,13 +34,15 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `Usage: npm run bench -- [--quick] [--events N] [--seed N] [--concurrency N] [--skip a,b]
-                     [--out DIR] [--label TEXT]
+                     [--freshness-rate N] [--out DIR] [--label TEXT]
        npm run bench -- --compare A.json B.json
 
   --quick          short run (under 2 minutes): 50k generated dataset events, 1.5 s measurements
   --events N       query dataset size in events (default 1000000; 10M works: bulk-loaded)
   --generate N     generate at most N dataset events (default 1000000) and copy them in the
                    engine up to --events (new conversation ids, interleaved times)
+  --freshness-rate N  offered events/s of the freshness phase (default: half the highest
+                   sustained end-to-end rate, or 2,000 without one)
   --skip LIST      phases to skip: ${PHASES.join(',')}
   --compare A B    print two result files side by side with ratios B/A
 `;
@@ -75,6 +79,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       case '--generate': o.generateEvents = Math.max(1, Math.floor(num(a, argv[++i]))); break;
       case '--seed': o.seed = Math.floor(num(a, argv[++i])); break;
       case '--concurrency': o.concurrency = Math.max(1, Math.floor(num(a, argv[++i]))); break;
+      case '--freshness-rate': o.freshnessRate = Math.max(1, Math.floor(num(a, argv[++i]))); break;
       case '--out': o.outDir = argv[++i] ?? o.outDir; break;
       case '--label': o.label = argv[++i] ?? ''; break;
       case '--skip':

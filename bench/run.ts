@@ -146,8 +146,9 @@ async function run(o: BenchOptions): Promise<BenchResult> {
     lap('e2e');
     if (!o.skip.has('freshness')) {
       const max = partial.e2e?.max_sustained_events_per_s;
-      const rate = max && Number.isFinite(max) ? Math.round(max / 2) : 2000;
-      if (!max || !Number.isFinite(max)) notes.push('freshness measured at 2,000 events/s: no sustained end-to-end rate was found');
+      const rate = o.freshnessRate ?? (max && Number.isFinite(max) ? Math.round(max / 2) : 2000);
+      if (o.freshnessRate) notes.push(`freshness measured at ${o.freshnessRate} events/s (--freshness-rate), not at half the sustained end-to-end rate`);
+      else if (!max || !Number.isFinite(max)) notes.push('freshness measured at 2,000 events/s: no sustained end-to-end rate was found');
       // freshness at a rate the system sustains, not the catching-up after the overloaded last step:
       // the phase starts once the stores, analyses and merges that step left are done (or after 60 s)
       const idle = await settle('freshness', 60_000);

@@ -142,6 +142,9 @@ test('options: defaults, quick, errors', () => {
   assert.is(q.events, 10_000_000);
   assert.ok(q.skip.has('memory') && q.skip.has('autocannon'));
   assert.equal(parseArgs(['--compare', 'a.json', 'b.json']).compare, ['a.json', 'b.json']);
+  assert.is(parseArgs(['--quick']).freshnessRate, undefined, 'default: half the sustained end-to-end rate');
+  assert.is(parseArgs(['--freshness-rate', '12_500']).freshnessRate, 12_500);
+  assert.throws(() => parseArgs(['--freshness-rate', 'fast']), (e: unknown) => e instanceof UsageError);
   assert.throws(() => parseArgs(['--frobnicate']), (e: unknown) => e instanceof UsageError);
   assert.throws(() => parseArgs(['--skip', 'nope']), (e: unknown) => e instanceof UsageError);
   assert.throws(() => parseArgs(['--compare', 'a.json']), (e: unknown) => e instanceof UsageError);
