@@ -18,9 +18,10 @@ export interface HeldJob<T> {
 
 export interface HeldJobs<T> {
   /**
-   * Holds `job`. Of the jobs of its conversation that are due at `nowMs`, one is kept (the latest
-   * due, waiting since the earliest): the others are returned, to be acked — the analysis the kept
-   * one runs loads the conversation after all of their changes were stored.
+   * Holds `job`. Of the jobs of its conversation that are due at `nowMs` (the new one included),
+   * one is kept (the latest due, waiting since the earliest): the others are returned, to be acked —
+   * the analysis the kept one runs loads the conversation after all of their changes were stored.
+   * A conversation that keeps changing while it waits holds two jobs: one due, one in its window.
    */
   add(job: HeldJob<T>, nowMs: number): T[];
   readonly size: number;
@@ -71,29 +72,18 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
 
   return {
     add(job, nowMs) {
-      const entry: Entry<T> = { ...job, sinceMs: job.dueMs, deferred: false };
-      if (job.dueMs > nowMs) {
-        entries.push(entry);
-        return [];
+      entries.push({ ...job, sinceMs: job.dueMs, deferred: false });
+      // the due jobs of this conversation become one: the latest due, waiting since the earliest
+      const due = entries.filter((e) => e.key === job.key && e.dueMs <= nowMs);
+      if (due.length < 2) return [];
+      const keep = due.reduce((a, b) => (b.dueMs > a.dueMs ? b : a));
+      const dropped = new Set(due.filter((e) => e !== keep));
+      for (const e of dropped) {
+        keep.sinceMs = Math.min(keep.sinceMs, e.sinceMs);
+        keep.deferred ||= e.deferred;
       }
-      // due jobs of one conversation: keep the latest due, waiting since the earliest
-      let kept = entry;
-      const superseded: T[] = [];
-      const rest: Entry<T>[] = [];
-      for (const e of entries) {
-        if (e.key !== job.key || e.dueMs > nowMs) {
-          rest.push(e);
-          continue;
-        }
-        const [keep, drop] = e.dueMs > kept.dueMs ? [e, kept] : [kept, e];
-        keep.sinceMs = Math.min(keep.sinceMs, drop.sinceMs);
-        keep.deferred ||= drop.deferred;
-        superseded.push(drop.item);
-        kept = keep;
-      }
-      rest.push(kept);
-      entries = rest;
-      return superseded;
+      entries = entries.filter((e) => !dropped.has(e));
+      return [...dropped].map((e) => e.item);
     },
     get size() {
       return entries.length;
