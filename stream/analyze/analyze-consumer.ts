@@ -87,6 +87,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     marginMs: 250,
     maxEntries: 200_000,
     spacingMs: spacingPerMessageMs > 0 ? reanalysisSpacing(spacingPerMessageMs, maxDeferMs) : undefined,
+    growingGapMs: maxDeferMs,
   });
   const jobs = createHeldJobs<Held>({ maxDeferMs, notBefore: (key) => coverage.notBefore(key) });
   let runner: Promise<void> | undefined;
@@ -156,6 +157,12 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     const dueMs = job.due_ms ?? 0;
     const now = Date.now();
     coverage.noteDelivery(now, publishedMs(m));
+    // a change an analysis already saw: acked on arrival, never held (nor waiting for a spacing)
+    if (coverage.covers(keyOf(job), publishedMs(m))) {
+      m.ack();
+      metrics.analyzeJobs.inc({ outcome: 'covered' });
+      return;
+    }
     const superseded = jobs.add({ key: keyOf(job), dueMs, item: { m, job } }, now);
     // the job kept for the conversation runs after every superseded one's change was stored
     for (const h of superseded) h.m.ack();

@@ -155,17 +155,21 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
  * least the skew of this clock ahead of the server's, and the load time is moved back by it (and
  * by `marginMs`), so an error only ever analyzes once more, never skips a change.
  */
-export function createCoverage(opts: { marginMs: number; maxEntries: number; spacingMs?: (messages: number) => number }) {
-  const loaded = new Map<string, { at: number; messages: number }>();
+export function createCoverage(opts: { marginMs: number; maxEntries: number; spacingMs?: (messages: number) => number; growingGapMs?: number }) {
+  const loaded = new Map<string, { at: number; messages: number; growing: boolean }>();
   let minOffsetMs = Infinity;
+  const spacing = opts.spacingMs;
   return {
     noteDelivery(receivedMs: number, publishedMs: number) {
       minOffsetMs = Math.min(minOffsetMs, receivedMs - publishedMs);
     },
     /** A snapshot of `key` with `messages` messages, loaded at `loadStartMs` (this clock), was analyzed and written. */
     noteLoaded(key: string, loadStartMs: number, messages = 0) {
+      const prev = loaded.get(key);
+      // growing: analyzed again within its spacing (plus the gap) of the analysis before
+      const growing = !!prev && !!spacing && loadStartMs - prev.at <= spacing(prev.messages) + (opts.growingGapMs ?? 0);
       loaded.delete(key);
-      loaded.set(key, { at: loadStartMs, messages });
+      loaded.set(key, { at: loadStartMs, messages, growing });
       // bounded: the least recently loaded goes first (it only costs an analysis more)
       if (loaded.size > opts.maxEntries) loaded.delete(loaded.keys().next().value!);
     },
@@ -175,10 +179,14 @@ export function createCoverage(opts: { marginMs: number; maxEntries: number; spa
       if (at === undefined || !Number.isFinite(minOffsetMs)) return false;
       return at - Math.max(0, minOffsetMs) >= publishedMs + opts.marginMs;
     },
-    /** Earliest time (this clock) `key` is analyzed again: its last load plus the spacing of its size. */
+    /**
+     * Earliest time (this clock) `key` is analyzed again: its last load plus the spacing of its size,
+     * once it is growing (its last two analyses came close together); a conversation that changes
+     * once more after an analysis is analyzed again as soon as its job is due.
+     */
     notBefore(key: string): number | undefined {
       const last = loaded.get(key);
-      return last && opts.spacingMs ? last.at + opts.spacingMs(last.messages) : undefined;
+      return last?.growing && spacing ? last.at + spacing(last.messages) : undefined;
     },
   };
 }

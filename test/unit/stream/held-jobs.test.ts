@@ -158,15 +158,21 @@ test('spacing: the jobs of a growing conversation collapse while it waits: one d
   assert.equal(h.take(10_000, false, 10), ['j7', 'j8']);
 });
 
-test('spacing: proportional to the messages of the last snapshot, capped; coverage gives the time of the next analysis', () => {
+test('spacing: proportional to the messages of the last snapshot, capped; applied once a conversation is growing', () => {
   const spacing = reanalysisSpacing(10, 30_000);
   assert.is(spacing(35), 350);
   assert.is(spacing(2_000), 20_000);
   assert.is(spacing(50_000), 30_000);
-  const c = createCoverage({ marginMs: 0, maxEntries: 10, spacingMs: spacing });
+  const c = createCoverage({ marginMs: 0, maxEntries: 10, spacingMs: spacing, growingGapMs: 30_000 });
   assert.is(c.notBefore('a'), undefined, 'never analyzed here');
   c.noteLoaded('a', 1_000, 2_000);
-  assert.is(c.notBefore('a'), 21_000);
+  assert.is(c.notBefore('a'), undefined, 'analyzed once: one more change is analyzed as soon as due');
+  c.noteLoaded('a', 5_000, 2_010);
+  assert.is(c.notBefore('a'), 25_100, 'analyzed again 4 s later: growing, spaced by its 2,010 messages');
+  c.noteLoaded('a', 25_200, 2_020);
+  assert.is(c.notBefore('a'), 45_400, 'still growing');
+  c.noteLoaded('a', 25_200 + 20_200 + 30_001, 2_030);
+  assert.is(c.notBefore('a'), undefined, 'quiet for longer than its spacing and the gap: no longer growing');
   const off = createCoverage({ marginMs: 0, maxEntries: 10 });
   off.noteLoaded('a', 1_000, 2_000);
   assert.is(off.notBefore('a'), undefined, 'no spacing configured');
