@@ -122,6 +122,8 @@ test('without a key the dashboard asks for one; a wrong key shows the sign-in pa
   await page.click('button[type="submit"]');
   await page.locator('[data-role="member"]').waitFor();
   assert.match(page.url(), /\/conversations\?environment=staging$/, 'signing in keeps the page asked for');
+  // the page's own reads done first: the click below is the next request, not a list still loading
+  await page.waitForLoadState('networkidle');
   await ts.system.rt.keys.revoke(record.id);
   await page.getByRole('link', { name: 'Use cases' }).click();
   await message.waitFor();
