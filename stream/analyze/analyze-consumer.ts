@@ -236,7 +236,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       const known = await categories.known(conversations.map((c) => c.tenantId));
       phase('load');
       const version = nextVersion();
-      const out = await opts.work({ version, items, categories: known });
+      const out = await opts.work({ version, items, categories: known, maxAttempts: opts.maxDeliver });
       phase('work');
       const categoryRows = categories.rows(out.createdCategories);
       const failures = await writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver, categoryRows });

@@ -15,6 +15,7 @@ import { createMemoryPass, stepScoreRows, worldStateRows } from './state-rows.js
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import { planToolRollup, type CallFact } from './tool-rollup-plan.js';
 import { snapshotOf, type WorkItem } from './work-items.js';
+import type { EncodedTable } from './work-bytes.js';
 
 export interface WorkInput {
   /** Version of every row of this run (monotonic, from the main thread). */
@@ -22,6 +23,8 @@ export interface WorkInput {
   items: WorkItem[];
   /** The known failure categories of the batch's tenants (tool_failure_categories). */
   categories?: Record<string, RegisteredCategory[]>;
+  /** Failures in a row after which an analyzer's outcome is `failed` (lets the thread encode `analysis_state`). */
+  maxAttempts?: number;
 }
 
 export type TableRows = Record<string, Record<string, unknown>[]>;
@@ -49,6 +52,13 @@ export interface WorkOutput {
   items: ItemOutcome[];
   /** Failure categories issued by this batch, per tenant: persisted before the calls that use them. */
   createdCategories: Record<string, RegisteredCategory[]>;
+  /**
+   * Tables already turned into insert-ready bytes on the analysis thread (work-bytes.ts): their
+   * rows are here instead of in `tables` (or `toolState`).
+   */
+  encoded?: Record<string, EncodedTable>;
+  /** `analysis_state` for this version and attempt limit as it is when every write succeeds. */
+  encodedState?: { version: number; maxAttempts: number; table: EncodedTable };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

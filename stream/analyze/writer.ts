@@ -18,6 +18,7 @@ import { withRetry } from '../../core/retry.js';
 import { nextVersion } from './version.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import type { WorkOutput } from './work.js';
+import { stateRows, toolStateRows, type EncodedTable } from './work-bytes.js';
 
 export interface WriteOptions {
   store: Store;
@@ -41,6 +42,9 @@ export interface AnalyzerFailure {
   /** False once `maxAttempts` is reached: the analyzer stays failed until its version changes. */
   retry: boolean;
 }
+
+/** The table's bytes as a Buffer over the same memory. */
+const bytesOf = (e: EncodedTable) => Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength);
 
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
@@ -71,51 +75,37 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
     }
   };
 
+  /** A table's bytes from the analysis thread, or its rows; nothing when it has no rows. */
+  const insertTable = async (table: string, rows: readonly Record<string, unknown>[] | undefined) => {
+    const e = out.encoded?.[table];
+    if (e) await store.insertBytes(table, e.columns, bytesOf(e));
+    else if (rows?.length) await store.insert(table, rows);
+  };
+  const has = (table: string, rows: readonly unknown[] | undefined) => Boolean(out.encoded?.[table] || rows?.length);
+
   if (opts.categoryRows?.length) await write('tool-calls', 'tool_failure_categories', () => store.insert('tool_failure_categories', opts.categoryRows!));
   for (const a of FRAMEWORK_ANALYZERS) {
     if (a.name === 'tool-failure-rollup' || a.name === 'conversation-rollup') continue;
     if (failedWrites.has(a.name)) continue;
-    const rows = out.tables[a.table];
-    if (rows?.length) await write(a.name, a.table, () => store.insert(a.table, rows));
+    if (has(a.table, out.tables[a.table])) await write(a.name, a.table, () => insertTable(a.table, out.tables[a.table]));
   }
   await write('tool-failure-rollup', 'tool_call_facts', async () => {
-    if (out.tables.tool_call_facts?.length) await store.insert('tool_call_facts', out.tables.tool_call_facts);
+    await insertTable('tool_call_facts', out.tables.tool_call_facts);
     if (out.toolGroups.length) {
       // taken after the facts were written: a pass that read an older mark of a group leaves this one
       const version = nextVersion();
       await store.insert('tool_rollup_dirty', out.toolGroups.map(([tenant_id, tool_name, day]) => ({ tenant_id, tool_name, day, version, is_deleted: 0 })));
     }
-    if (out.toolState.length) {
-      await store.insert('tool_call_rollup_state', out.toolState.map(({ is_deleted: _d, ...r }) => r));
-    }
+    await insertTable('tool_call_rollup_state', toolStateRows(out));
   });
-  if (out.tables.conversations?.length) await write('conversation-rollup', 'conversations', () => store.insert('conversations', out.tables.conversations!));
+  if (has('conversations', out.tables.conversations)) await write('conversation-rollup', 'conversations', () => insertTable('conversations', out.tables.conversations));
 
-  const failures: AnalyzerFailure[] = [];
-  const state: Record<string, unknown>[] = [];
-  for (const item of out.items) {
-    for (const o of item.outcomes) {
-      const writeError = failedWrites.get(o.name);
-      const ok = o.ok && !writeError;
-      const attempts = ok ? 0 : 1 + (item.previousAttempts[o.name] ?? 0);
-      const error = ok ? '' : o.error ?? writeError ?? 'failed';
-      const giveUp = !ok && attempts >= opts.maxAttempts;
-      if (!ok) failures.push({ tenantId: item.tenantId, conversationId: item.conversationId, analyzer: o.name, error, attempts, retry: !giveUp });
-      state.push({
-        tenant_id: item.tenantId,
-        conversation_id: item.conversationId,
-        analyzer: o.name,
-        version: opts.version,
-        analyzer_version: o.version,
-        outcome: ok ? 'ok' : giveUp ? 'failed' : 'error',
-        error: error.slice(0, 2000),
-        attempts,
-        item_keys: (ok ? item.keys[o.name] : item.previousKeys[o.name]) ?? [],
-        message_count: item.messageCount,
-      });
-    }
-  }
-  // the one write whose failure redelivers the batch: without it the next run would not know what to tombstone
-  if (state.length) await retry('analysis_state', () => store.insert('analysis_state', state));
+  const { rows, failures } = stateRows(out.items, opts.version, opts.maxAttempts, failedWrites);
+  // the one write whose failure redelivers the batch: without it the next run would not know what to
+  // tombstone. The thread's bytes hold these rows as they are when every write succeeded.
+  const pre = out.encodedState;
+  const prebuilt = failedWrites.size === 0 && pre?.version === opts.version && pre.maxAttempts === opts.maxAttempts ? pre.table : undefined;
+  if (prebuilt) await retry('analysis_state', () => store.insertBytes('analysis_state', prebuilt.columns, bytesOf(prebuilt)));
+  else if (rows.length) await retry('analysis_state', () => store.insert('analysis_state', rows));
   return failures;
 }

@@ -2,7 +2,9 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { runAnalysisWork, type WorkInput, type WorkOutput } from '../analyze/work.js';
+import { encodeWorkOutput } from '../analyze/work-bytes.js';
 
 /**
  * Analysis is background work: its thread runs at the lowest CPU priority (nice 19), below decoding,
@@ -21,6 +23,13 @@ if (!isMainThread) {
   }
 }
 
+/**
+ * Every analyzer's rows out as insert-ready bytes, moved to the main thread, not copied
+ * (stream/analyze/work-bytes.ts): the main thread only sends them to the engine.
+ */
 export default function analyze(input: WorkInput): WorkOutput {
-  return runAnalysisWork(input);
+  const out = runAnalysisWork(input);
+  const buffers = encodeWorkOutput(out, input.version, input.maxAttempts);
+  const moved = { [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: out };
+  return Piscina.move(moved as unknown as Parameters<typeof Piscina.move>[0]) as unknown as WorkOutput;
 }

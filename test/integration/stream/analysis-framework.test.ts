@@ -8,22 +8,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Store } from '../../../core/clickhouse.js';
 import { KV_BUCKETS } from '../../../schemas/subjects.js';
 import { backfillKey, type BackfillProgress } from '../../../stream/analyze/backfill.js';
 import { FRAMEWORK_ANALYZERS } from '../../../stream/analyze/tables.js';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
+import { failingInserts } from './helpers.js';
 
 let ts: TestSystem;
 let failTable: string | undefined;
-const failing = (store: Store): Store => ({
-  ...store,
-  insert: async (t, rows, s) => {
-    if (t === failTable) throw new Error(`injected failure of ${t}`);
-    return store.insert(t, rows, s);
-  },
-});
+const failing = failingInserts(() => failTable);
 
 const conversation = (id: string, at: number) => [
   { conversation_id: id, role: 'user', message: 'please cancel reservation ABC123', timestamp: new Date(at).toISOString() },

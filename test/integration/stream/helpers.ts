@@ -21,3 +21,19 @@ export async function conversation(store: Store, id: string, tenant = 'default')
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The store with every insert into the table `failTable()` names refused (a permanent error, as a
+ * refused insert would be): row inserts and the analysis thread's byte inserts alike.
+ */
+export const failingInserts = (failTable: () => string | undefined) => (store: Store): Store => ({
+  ...store,
+  insert: async (t, rows, s) => {
+    if (t === failTable()) throw new Error(`injected failure of ${t}`);
+    return store.insert(t, rows, s);
+  },
+  insertBytes: async (t, columns, body, s, format) => {
+    if (t === failTable()) throw new Error(`injected failure of ${t}`);
+    return store.insertBytes(t, columns, body, s, format);
+  },
+});

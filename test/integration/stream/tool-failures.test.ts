@@ -11,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
+import { failingInserts } from './helpers.js';
 import { batchOf, messageEvent, publishBatch, toolDecisionEvent, toolResultEvent } from '../../helpers/events.js';
 import type { IngestEvent } from '../../../schemas/events.js';
 import type { Store } from '../../../core/clickhouse.js';
@@ -104,13 +105,7 @@ async function settleAndCompare(totals: Record<string, number>) {
 
 /** Inserts into this table fail while set (a permanent error, as a refused insert would be). */
 let failTable: string | undefined;
-const failing = (store: Store): Store => ({
-  ...store,
-  insert: async (t, rows, s) => {
-    if (t === failTable) throw new Error(`injected failure of ${t}`);
-    return store.insert(t, rows, s);
-  },
-});
+const failing = failingInserts(() => failTable);
 
 test.before(async () => {
   ts = await startTestSystem({ env: { ANALYZE_DEBOUNCE_MS: '50' }, stream: { wrapAnalysisStore: failing } });
