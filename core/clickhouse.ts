@@ -33,6 +33,8 @@ export interface Store {
   sql(text: string): string;
   /** Runs a SELECT and returns JSONEachRow rows. 64-bit integers come back as strings on both connections. */
   query<T = Record<string, unknown>>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<T[]>;
+  /** `query` unparsed: the JSONEachRow text, one row per line (for a worker thread to parse). */
+  queryText(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<string>;
   command(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings): Promise<void>;
   insert(table: string, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
   /**
@@ -264,6 +266,10 @@ export function createStore(config: Config): Store {
       async query<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings) {
         const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: per(settings) });
         return (await rs.json()) as T[];
+      },
+      async queryText(sql, params, settings) {
+        const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: per(settings) });
+        return rs.text();
       },
       async command(sql, params, settings) {
         await client.command({ query: fill(sql), query_params: params, clickhouse_settings: per(settings) });

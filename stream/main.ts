@@ -11,7 +11,7 @@ import { createGroupedDecoder, type DecodeFailure } from './decode-groups.js';
 import { startStatusResponder } from './status-responder.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
 import type { Store } from '../core/clickhouse.js';
-import type { WorkInput, WorkOutput } from './analyze/work.js';
+import type { WorkOutput, WorkRequest } from './analyze/work.js';
 import { publishConversationJobs } from './analyze/publisher.js';
 import { analysisBackfill } from './analyze/backfill.js';
 import { defaultTenantJobs, startScheduler, type TenantJob } from './analyze/scheduler.js';
@@ -23,7 +23,7 @@ export interface StreamOptions {
   /** Wraps the ClickHouse insert (fault injection: make inserts fail for a while). */
   wrapInsert?: (insert: InsertFn) => InsertFn;
   /** Wraps the CPU part of an analysis batch (fault injection: make an analyzer fail). */
-  wrapWork?: (work: (input: WorkInput) => Promise<WorkOutput>) => (input: WorkInput) => Promise<WorkOutput>;
+  wrapWork?: (work: (input: WorkRequest) => Promise<WorkOutput>) => (input: WorkRequest) => Promise<WorkOutput>;
   /** Wraps the store the analysis framework reads and writes (fault injection: fail a table). */
   wrapAnalysisStore?: (store: Store) => Store;
   tenantJobs?: TenantJob[];
@@ -86,7 +86,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     },
   });
   const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
-  const poolWork = (input: WorkInput) => analysisPool.run(input) as Promise<WorkOutput>;
+  const poolWork = (input: WorkRequest) => analysisPool.run(input) as Promise<WorkOutput>;
 
   const baseInsert: InsertFn = (table, block, settings) => rt.store.insertBytes(table, block.columns, block.body, settings, block.format);
   const sink = createSink({

@@ -20,11 +20,11 @@
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
 import { createCategoryCache } from './categories.js';
-import { loadWorkItems, type ConversationKey } from './loader.js';
+import { loadWorkChunks, type ConversationKey } from './loader.js';
 import { nextVersion } from './version.js';
 import { writeAnalysis } from './writer.js';
 import { createToolRollupFlusher } from './tool-rollup-flusher.js';
-import type { WorkInput, WorkOutput } from './work.js';
+import type { WorkOutput, WorkRequest } from './work.js';
 import type { Logger } from '../../core/log.js';
 import { backoffDelay } from '../../core/retry.js';
 import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
@@ -40,7 +40,7 @@ export interface AnalyzeConsumerOptions {
   durable: string;
   store: Store;
   /** Runs the CPU part of a batch (the Piscina pool; work.ts). */
-  work(input: WorkInput): Promise<WorkOutput>;
+  work(input: WorkRequest): Promise<WorkOutput>;
   maxDeliver: number;
   /** Time transient write errors are retried before the analyzer is retried later. Default 10 s. */
   writeRetryMs?: number;
@@ -232,11 +232,11 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       phaseStart = now;
     };
     try {
-      const items = await loadWorkItems(opts.store, conversations);
+      const loaded = await loadWorkChunks(opts.store, conversations);
       const known = await categories.known(conversations.map((c) => c.tenantId));
       phase('load');
       const version = nextVersion();
-      const out = await opts.work({ version, items, categories: known, maxAttempts: opts.maxDeliver });
+      const out = await opts.work({ version, loaded, categories: known, maxAttempts: opts.maxDeliver });
       phase('work');
       const categoryRows = categories.rows(out.createdCategories);
       const failures = await writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver, categoryRows });
@@ -259,7 +259,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       }
       for (const h of batch) h.m.ack();
       // a failed analyzer has its own retry job (published now, so never covered by this load)
-      const sizes = new Map(items.map((item) => [`${item.tenantId}\u0000${item.conversationId}`, item.messages.length]));
+      const sizes = new Map(out.items.map((item) => [`${item.tenantId}\u0000${item.conversationId}`, item.messageCount]));
       for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs, sizes.get(k) ?? 0);
       metrics.analyzeJobs.inc({ outcome: 'ok' }, batch.length);
     } catch (err) {

@@ -111,3 +111,75 @@ export function snapshotOf(item: WorkItem): ConversationSnapshot {
     calls: item.calls.map(storedCall),
   });
 }
+
+/** A row keyed by its conversation. */
+export type Keyed<T> = T & { tenant_id: string; conversation_id: string };
+const keyOf = (tenantId: string, conversationId: string) => `${tenantId}\u0000${conversationId}`;
+
+/**
+ * One chunk of an analysis batch's reads (loader.ts): the large reads as the engine returned them
+ * (JSONEachRow text), parsed into work items on the analysis thread (`workItemsOf`), so the main
+ * thread neither parses them nor clones the objects to the thread.
+ */
+export interface LoadedChunk {
+  keys: Array<{ tenantId: string; conversationId: string }>;
+  messages: string;
+  calls: string;
+  states: string;
+  toolState: string;
+  /** Parsed on the main thread: the users' memory read needs them (one small row per conversation). */
+  aggregates: Array<Keyed<AggregateIn>>;
+  /** The stored memory of the chunk's users, by `tenant \0 user`. */
+  memories: Array<[string, string]>;
+}
+
+/** JSONEachRow text as rows (a JSON value never holds a raw line break). */
+function rowsOf<T>(text: string): T[] {
+  const rows: T[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end > start) rows.push(JSON.parse(text.slice(start, end)) as T);
+    start = end + 1;
+  }
+  return rows;
+}
+
+function byConversation<T extends { tenant_id: string; conversation_id: string }>(rows: T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = keyOf(r.tenant_id, r.conversation_id);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return out;
+}
+
+/** The work items of loaded chunks: one per key, in order. Pure. */
+export function workItemsOf(chunks: readonly LoadedChunk[]): WorkItem[] {
+  const items: WorkItem[] = [];
+  for (const chunk of chunks) {
+    const m = byConversation(rowsOf<Keyed<MessageRowIn>>(chunk.messages));
+    const c = byConversation(rowsOf<Keyed<CallRowIn>>(chunk.calls));
+    const s = byConversation(rowsOf<Keyed<StateIn>>(chunk.states));
+    const t = byConversation(rowsOf<CallFact>(chunk.toolState));
+    const a = new Map(chunk.aggregates.map((r) => [keyOf(r.tenant_id, r.conversation_id), r]));
+    const memories = new Map(chunk.memories);
+    for (const k of chunk.keys) {
+      const id = keyOf(k.tenantId, k.conversationId);
+      items.push({
+        tenantId: k.tenantId,
+        conversationId: k.conversationId,
+        messages: m.get(id) ?? [],
+        calls: c.get(id) ?? [],
+        aggregate: a.get(id),
+        state: s.get(id) ?? [],
+        toolState: t.get(id) ?? [],
+        userMemory: memories.get(`${k.tenantId}\u0000${a.get(id)?.user_id ?? ''}`),
+      });
+    }
+  }
+  return items;
+}

@@ -14,7 +14,7 @@ import type { ConversationAnalysis, ConversationSnapshot } from '../analyses/typ
 import { createMemoryPass, stepScoreRows, worldStateRows } from './state-rows.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import { planToolRollup, type CallFact } from './tool-rollup-plan.js';
-import { snapshotOf, type WorkItem } from './work-items.js';
+import { snapshotOf, type LoadedChunk, type WorkItem } from './work-items.js';
 import type { EncodedTable } from './work-bytes.js';
 
 export interface WorkInput {
@@ -26,6 +26,9 @@ export interface WorkInput {
   /** Failures in a row after which an analyzer's outcome is `failed` (lets the thread encode `analysis_state`). */
   maxAttempts?: number;
 }
+
+/** What the analysis thread is sent: the batch's reads unparsed (work-items.ts `workItemsOf`). */
+export type WorkRequest = Omit<WorkInput, 'items'> & { loaded: LoadedChunk[] };
 
 export type TableRows = Record<string, Record<string, unknown>[]>;
 

@@ -1,9 +1,10 @@
-/** Piscina task: the rows of an analysis batch as loaded in, every analyzer's rows out. Pure. */
+/** Piscina task: the reads of an analysis batch in, every analyzer's rows out. Pure. */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { runAnalysisWork, type WorkInput, type WorkOutput } from '../analyze/work.js';
+import { runAnalysisWork, type WorkOutput, type WorkRequest } from '../analyze/work.js';
+import { workItemsOf } from '../analyze/work-items.js';
 import { encodeWorkOutput } from '../analyze/work-bytes.js';
 
 /**
@@ -24,12 +25,14 @@ if (!isMainThread) {
 }
 
 /**
- * Every analyzer's rows out as insert-ready bytes, moved to the main thread, not copied
+ * The batch's reads in as the engine returned them, parsed here (stream/analyze/work-items.ts);
+ * every analyzer's rows out as insert-ready bytes, moved to the main thread, not copied
  * (stream/analyze/work-bytes.ts): the main thread only sends them to the engine.
  */
-export default function analyze(input: WorkInput): WorkOutput {
-  const out = runAnalysisWork(input);
-  const buffers = encodeWorkOutput(out, input.version, input.maxAttempts);
+export default function analyze(request: WorkRequest): WorkOutput {
+  const { loaded, ...rest } = request;
+  const out = runAnalysisWork({ ...rest, items: workItemsOf(loaded) });
+  const buffers = encodeWorkOutput(out, request.version, request.maxAttempts);
   const moved = { [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: out };
   return Piscina.move(moved as unknown as Parameters<typeof Piscina.move>[0]) as unknown as WorkOutput;
 }
