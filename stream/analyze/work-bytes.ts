@@ -26,36 +26,49 @@ function encode(rows: readonly object[]): EncodedTable | undefined {
 /** The `tool_call_rollup_state` rows of a batch (its facts without the deletion mark). */
 export const toolStateRows = (out: Pick<WorkOutput, 'toolState'>) => out.toolState.map(({ is_deleted: _d, ...r }) => r);
 
-/**
- * The outcome of every analyzer of every conversation (`analysis_state`), and the failures among
- * them. `failedWrites` holds the analyzers whose table could not be written (they count as failed).
- */
-export function stateRows(items: readonly ItemOutcome[], version: number, maxAttempts: number, failedWrites: ReadonlyMap<string, string>) {
+/** An analyzer's outcome for one conversation after the batch's writes (`failedWrites`: analyzers whose table could not be written). */
+function judge(item: ItemOutcome, o: ItemOutcome['outcomes'][number], maxAttempts: number, failedWrites: ReadonlyMap<string, string>) {
+  const writeError = failedWrites.get(o.name);
+  const ok = o.ok && !writeError;
+  const attempts = ok ? 0 : 1 + (item.previousAttempts[o.name] ?? 0);
+  const error = ok ? '' : o.error ?? writeError ?? 'failed';
+  return { ok, attempts, error, giveUp: !ok && attempts >= maxAttempts };
+}
+
+/** The analyzers that failed for a conversation of the batch (their own error or their table's write). */
+export function outcomeFailures(items: readonly ItemOutcome[], maxAttempts: number, failedWrites: ReadonlyMap<string, string>): AnalyzerFailure[] {
   const failures: AnalyzerFailure[] = [];
+  for (const item of items) {
+    for (const o of item.outcomes) {
+      if (o.ok && !failedWrites.has(o.name)) continue;
+      const j = judge(item, o, maxAttempts, failedWrites);
+      failures.push({ tenantId: item.tenantId, conversationId: item.conversationId, analyzer: o.name, error: j.error, attempts: j.attempts, retry: !j.giveUp });
+    }
+  }
+  return failures;
+}
+
+/** The outcome of every analyzer of every conversation: the `analysis_state` rows. */
+export function stateRows(items: readonly ItemOutcome[], version: number, maxAttempts: number, failedWrites: ReadonlyMap<string, string>): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const item of items) {
     for (const o of item.outcomes) {
-      const writeError = failedWrites.get(o.name);
-      const ok = o.ok && !writeError;
-      const attempts = ok ? 0 : 1 + (item.previousAttempts[o.name] ?? 0);
-      const error = ok ? '' : o.error ?? writeError ?? 'failed';
-      const giveUp = !ok && attempts >= maxAttempts;
-      if (!ok) failures.push({ tenantId: item.tenantId, conversationId: item.conversationId, analyzer: o.name, error, attempts, retry: !giveUp });
+      const j = judge(item, o, maxAttempts, failedWrites);
       rows.push({
         tenant_id: item.tenantId,
         conversation_id: item.conversationId,
         analyzer: o.name,
         version,
         analyzer_version: o.version,
-        outcome: ok ? 'ok' : giveUp ? 'failed' : 'error',
-        error: error.slice(0, 2000),
-        attempts,
-        item_keys: (ok ? item.keys[o.name] : item.previousKeys[o.name]) ?? [],
+        outcome: j.ok ? 'ok' : j.giveUp ? 'failed' : 'error',
+        error: j.error.slice(0, 2000),
+        attempts: j.attempts,
+        item_keys: (j.ok ? item.keys[o.name] : item.previousKeys[o.name]) ?? [],
         message_count: item.messageCount,
       });
     }
   }
-  return { rows, failures };
+  return rows;
 }
 
 /**
@@ -80,7 +93,7 @@ export function encodeWorkOutput(out: WorkOutput, version: number, maxAttempts?:
   const buffers = Object.values(encoded).map((e) => e.body.buffer as ArrayBuffer);
   out.encoded = encoded;
   if (maxAttempts !== undefined) {
-    const outcomes = stateRows(out.items, version, maxAttempts, new Map()).rows;
+    const outcomes = stateRows(out.items, version, maxAttempts, new Map());
     const table = outcomes.length ? encode(outcomes) : undefined;
     if (table) {
       out.encodedState = { version, maxAttempts, table };

@@ -18,7 +18,7 @@ import { withRetry } from '../../core/retry.js';
 import { nextVersion } from './version.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import type { WorkOutput } from './work.js';
-import { stateRows, toolStateRows, type EncodedTable } from './work-bytes.js';
+import { outcomeFailures, stateRows, toolStateRows, type EncodedTable } from './work-bytes.js';
 
 export interface WriteOptions {
   store: Store;
@@ -100,12 +100,14 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
   });
   if (has('conversations', out.tables.conversations)) await write('conversation-rollup', 'conversations', () => insertTable('conversations', out.tables.conversations));
 
-  const { rows, failures } = stateRows(out.items, opts.version, opts.maxAttempts, failedWrites);
   // the one write whose failure redelivers the batch: without it the next run would not know what to
   // tombstone. The thread's bytes hold these rows as they are when every write succeeded.
   const pre = out.encodedState;
   const prebuilt = failedWrites.size === 0 && pre?.version === opts.version && pre.maxAttempts === opts.maxAttempts ? pre.table : undefined;
   if (prebuilt) await retry('analysis_state', () => store.insertBytes('analysis_state', prebuilt.columns, bytesOf(prebuilt)));
-  else if (rows.length) await retry('analysis_state', () => store.insert('analysis_state', rows));
-  return failures;
+  else {
+    const rows = stateRows(out.items, opts.version, opts.maxAttempts, failedWrites);
+    if (rows.length) await retry('analysis_state', () => store.insert('analysis_state', rows));
+  }
+  return outcomeFailures(out.items, opts.maxAttempts, failedWrites);
 }
