@@ -1,5 +1,6 @@
 import type { AgentId, Environment, EventType, SourceRoute } from '../schemas/events.js';
 import { AppError } from '../core/errors.js';
+import { bufferOf } from '../core/bytes.js';
 import { bodyText } from './body.js';
 import { InvalidEnvelopeError, InvalidIngestEnvelopeError, InvalidJsonError, NestingTooDeepError } from './errors.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH, repairSerialized } from './limits.js';
@@ -78,7 +79,7 @@ function serialize(d: EventDraft, index: number): PreparedEvent {
 const toWellFormed = (s: string) => (s as unknown as { toWellFormed(): string }).toWellFormed();
 
 /** The body as a Buffer over the same memory (no copy). */
-const bodyBuffer = (task: PipelineTask) => Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
+const bodyBuffer = (task: PipelineTask) => bufferOf(task.body);
 
 function parseJson(task: PipelineTask, otlp: boolean): unknown {
   const text = bodyText(bodyBuffer(task));

@@ -7,6 +7,7 @@ import { TENANT_PATTERN } from '../schemas/subjects.js';
 import { eventsToRows } from './rows.js';
 import { encodeTables, type TableBytes } from './row-bytes.js';
 import { timeUnits } from './native-values.js';
+import { bufferOf } from '../core/bytes.js';
 
 /** A decoded message: its rows as insert-ready bytes per table, and what the sink needs to know. */
 export interface DecodedRows {
@@ -45,7 +46,7 @@ type Parsed = { kind: 'ok'; batch: IngestBatch } | { kind: 'poison'; reason: str
 function parseBatch(data: Uint8Array | string): Parsed {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+    parsed = JSON.parse(typeof data === 'string' ? data : bufferOf(data).toString('utf8'));
   } catch (err) {
     return { kind: 'poison', reason: `unparseable JSON: ${(err as Error).message}` };
   }

@@ -5,6 +5,7 @@
 import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns, type NativeColumn } from './native.js';
 import { COLUMNS, PARTITION_COLUMN, stringMap, TABLES, type TableName, type TableRows } from './rows.js';
 import type { InsertFormat } from '../core/clickhouse.js';
+import { bufferOf } from '../core/bytes.js';
 
 /**
  * Insert-ready bytes of one table's rows of one partition month (`''` for unpartitioned tables):
@@ -109,7 +110,7 @@ export function decodeTable(table: TableName, chunks: readonly RowChunk[] | unde
   for (const ch of chunks ?? []) {
     const rows = ch.lens
       ? decodeNativeBlock(nativeBlock(NATIVE[table], [ch as Required<RowChunk>]))
-      : decodeLines(COLUMNS[table], Buffer.from(ch.data.buffer, ch.data.byteOffset, ch.data.byteLength).toString('utf8'));
+      : decodeLines(COLUMNS[table], bufferOf(ch.data).toString('utf8'));
     out.push(...rows);
   }
   return out;

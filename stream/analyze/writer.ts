@@ -18,7 +18,8 @@ import { withRetry } from '../../core/retry.js';
 import { nextVersion } from './version.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import type { WorkOutput } from './work.js';
-import { outcomeFailures, stateRows, toolStateRows, type EncodedTable } from './work-bytes.js';
+import { outcomeFailures, stateRows, toolStateRows } from './work-bytes.js';
+import { bufferOf } from '../../core/bytes.js';
 
 export interface WriteOptions {
   store: Store;
@@ -42,9 +43,6 @@ export interface AnalyzerFailure {
   /** False once `maxAttempts` is reached: the analyzer stays failed until its version changes. */
   retry: boolean;
 }
-
-/** The table's bytes as a Buffer over the same memory. */
-const bytesOf = (e: EncodedTable) => Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength);
 
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
@@ -78,7 +76,7 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
   /** A table's bytes from the analysis thread, or its rows; nothing when it has no rows. */
   const insertTable = async (table: string, rows: readonly Record<string, unknown>[] | undefined) => {
     const e = out.encoded?.[table];
-    if (e) await store.insertBytes(table, e.columns, bytesOf(e));
+    if (e) await store.insertBytes(table, e.columns, bufferOf(e.body));
     else if (rows?.length) await store.insert(table, rows);
   };
   const has = (table: string, rows: readonly unknown[] | undefined) => Boolean(out.encoded?.[table] || rows?.length);
@@ -104,7 +102,7 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
   // tombstone. The thread's bytes hold these rows as they are when every write succeeded.
   const pre = out.encodedState;
   const prebuilt = failedWrites.size === 0 && pre?.version === opts.version && pre.maxAttempts === opts.maxAttempts ? pre.table : undefined;
-  if (prebuilt) await retry('analysis_state', () => store.insertBytes('analysis_state', prebuilt.columns, bytesOf(prebuilt)));
+  if (prebuilt) await retry('analysis_state', () => store.insertBytes('analysis_state', prebuilt.columns, bufferOf(prebuilt.body)));
   else {
     const rows = stateRows(out.items, opts.version, opts.maxAttempts, failedWrites);
     if (rows.length) await retry('analysis_state', () => store.insert('analysis_state', rows));

@@ -2,10 +2,10 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
-import { Piscina } from 'piscina';
 import { runAnalysisWork, type WorkOutput, type WorkRequest } from '../analyze/work.js';
 import { workItemsOf } from '../analyze/work-items.js';
 import { encodeWorkOutput } from '../analyze/work-bytes.js';
+import { movedResult } from './moved.js';
 
 /**
  * Analysis is background work: its thread runs at the lowest CPU priority (nice 19), below decoding,
@@ -32,7 +32,5 @@ if (!isMainThread) {
 export default function analyze(request: WorkRequest): WorkOutput {
   const { loaded, ...rest } = request;
   const out = runAnalysisWork({ ...rest, items: workItemsOf(loaded) });
-  const buffers = encodeWorkOutput(out, request.version, request.maxAttempts);
-  const moved = { [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: out };
-  return Piscina.move(moved as unknown as Parameters<typeof Piscina.move>[0]) as unknown as WorkOutput;
+  return movedResult(out, encodeWorkOutput(out, request.version, request.maxAttempts));
 }

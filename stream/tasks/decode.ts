@@ -1,7 +1,7 @@
 /** Piscina task: INGEST message bodies in, each one's rows out (or the reason it is poison). Pure. */
-import { Piscina } from 'piscina';
 import { decodeMessage, type DecodeResult } from '../batch.js';
 import type { DecodeFailure } from '../decode-groups.js';
+import { movedResult } from './moved.js';
 
 /** One message's result; a throw fails that message only, not the others of the task. */
 function decodeOne(data: Uint8Array): DecodeResult | DecodeFailure {
@@ -29,6 +29,5 @@ export default function decode(input: { messages: Uint8Array[] }): Array<DecodeR
       }
     }
   }
-  const moved = { [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: results };
-  return Piscina.move(moved as unknown as Parameters<typeof Piscina.move>[0]) as unknown as Array<DecodeResult | DecodeFailure>;
+  return movedResult(results, buffers);
 }
