@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 let ticks: number | undefined;
-function clockTicks(): number {
+export function clockTicks(): number {
   if (ticks === undefined) {
     try {
       ticks = Number(execFileSync('getconf', ['CLK_TCK'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()) || 100;

@@ -32,10 +32,14 @@ export interface BenchBase {
   nats: ManagedNats;
 }
 
-/** The temp DATA_DIR and the bench-owned nats-server (free port), before the system starts. */
-export async function prepareBench(): Promise<BenchBase> {
+/**
+ * The temp DATA_DIR and the bench-owned nats-server (free port), before the system starts;
+ * `monitorPort` also opens the server's HTTP monitoring (`/varz`) there, for a probe of its traffic.
+ */
+export async function prepareBench(opts: { monitorPort?: number } = {}): Promise<BenchBase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'th-bench-'));
-  const nats = await startManagedNats({ storeDir: join(dataDir, 'nats-bench'), bin: process.env.NATS_SERVER_BIN || 'nats-server' });
+  const extraArgs = opts.monitorPort ? ['-m', String(opts.monitorPort)] : [];
+  const nats = await startManagedNats({ storeDir: join(dataDir, 'nats-bench'), bin: process.env.NATS_SERVER_BIN || 'nats-server', extraArgs });
   return { dataDir, nats };
 }
 

@@ -1,0 +1,88 @@
+/**
+ * The threads of a process from /proc (Linux), grouped by what runs on them: the main thread, the
+ * analysis worker (the one thread the stream role lowers to nice 19), the embedded engine's own
+ * threads (named by the engine: `ThreadPool`, `MergeMutate`, …) and the rest of Node's threads
+ * (V8's platform threads, libuv's pool, where the engine's calls run, and the other worker isolates,
+ * which the kernel names alike). Pure parsing and grouping, so that a probe can compare two samples.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ThreadSample {
+  tid: number;
+  /** The kernel's name of the thread (15 characters at most). */
+  comm: string;
+  nice: number;
+  /** utime + stime in clock ticks. */
+  ticks: number;
+}
+
+/** One line of /proc/<pid>/task/<tid>/stat; undefined when it does not parse. */
+export function parseStatLine(tid: number, line: string): ThreadSample | undefined {
+  const open = line.indexOf('(');
+  const close = line.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  // fields after the name, numbered from 3 (state) in proc(5): utime 14, stime 15, nice 19
+  const rest = line.slice(close + 2).split(' ');
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  const nice = Number(rest[16]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime) || !Number.isFinite(nice)) return undefined;
+  return { tid, comm: line.slice(open + 1, close), nice, ticks: utime + stime };
+}
+
+/** Every thread of a process now (threads that end between the listing and the read are left out). */
+export function sampleThreads(pid: number | 'self' = 'self'): ThreadSample[] {
+  const dir = `/proc/${pid}/task`;
+  const out: ThreadSample[] = [];
+  for (const name of readdirSync(dir)) {
+    try {
+      const s = parseStatLine(Number(name), readFileSync(`${dir}/${name}/stat`, 'utf8'));
+      if (s) out.push(s);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+/** The group a thread's CPU is counted in. */
+export function threadGroup(t: Pick<ThreadSample, 'tid' | 'comm' | 'nice'>, mainTid: number): string {
+  if (t.tid === mainTid) return 'main thread';
+  if (t.comm === 'node' || t.comm.startsWith('node')) return t.nice >= 19 ? 'analysis worker (nice 19)' : 'other Node threads';
+  // the engine numbers some of its threads' names (`QueryPipelineEx3`): one group per kind
+  return `engine: ${t.comm.replace(/\d+$/, '')}`;
+}
+
+/**
+ * CPU ticks per group between two samples of one process. A thread that started after the first
+ * sample counts from zero; one that ended before the second is lost (its ticks go to no thread in
+ * /proc), so a probe samples the process, not threads that come and go, as its total.
+ */
+export function ticksByGroup(before: readonly ThreadSample[], after: readonly ThreadSample[], mainTid: number): Map<string, { ticks: number; threads: number }> {
+  const start = new Map(before.map((t) => [t.tid, t.ticks]));
+  const groups = new Map<string, { ticks: number; threads: number }>();
+  for (const t of after) {
+    const d = t.ticks - (start.get(t.tid) ?? 0);
+    const key = threadGroup(t, mainTid);
+    const g = groups.get(key) ?? { ticks: 0, threads: 0 };
+    g.ticks += Math.max(0, d);
+    g.threads++;
+    groups.set(key, g);
+  }
+  return groups;
+}
+
+/**
+ * A statement's shape, so that statements of one kind add up: the session SETs the client puts in
+ * front are dropped, string literals become `?`, numbers `N`, whitespace one space; the leading
+ * comment of a named query (sql/queries) is kept, as it says which query it is.
+ */
+export function statementShape(sql: string, max = 120): string {
+  return sql
+    .replace(/^(\s*SET [^;]*;\s*)+/, '')
+    .replace(/\s+/g, ' ')
+    .replace(/'(?:[^'\\]|\\.)*'/g, "'?'")
+    .replace(/\b\d+\b/g, 'N')
+    .trim()
+    .slice(0, max);
+}

@@ -1,0 +1,160 @@
+/**
+ * Where the CPU of the whole system goes at a steady offered rate: the system in this process as
+ * `npm start` composes it, the bench's mixed workload at `--rate` events/s for `--seconds`, counted
+ * from the first request until the INGEST backlog (and, unless `--no-analysis`, the ANALYZE backlog)
+ * is empty. Reports µs of CPU per accepted event by thread group (bench/lib/threads.ts), the
+ * process's user and system time and page faults, the main thread's collections, the embedded
+ * engine's statements by shape (count, summed wall time), and the nats-server's traffic and CPU.
+ *
+ *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--prof FILE]
+ *   BENCH_SYSTEM_ENV='{"ANALYZE_BATCH_INTERVAL_MS":"5000"}' node dist/bench/probe.js   # another setting
+ *
+ * Diagnostic only: the engine's statements are timed by wrapping the `chdb` session's methods in
+ * this process, which nothing else does. `--prof FILE` writes a .cpuprofile of the main thread over
+ * the measured window.
+ */
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import { Session as InspectorSession } from 'node:inspector';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { freePort } from '../core/nats.js';
+import { projectRoot } from '../core/paths.js';
+import { buildPool } from './lib/pool.js';
+import { loadInWorker } from './lib/load.js';
+import { prepareBench, startBenchSystem } from './lib/system.js';
+import { drain, nextRounds } from './phases/edge.js';
+import { clockTicks, treeCpuSeconds } from './lib/cpu.js';
+import { sampleThreads, statementShape, ticksByGroup } from './lib/threads.js';
+import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '4000' },
+    seconds: { type: 'string', default: '15' },
+    'no-analysis': { type: 'boolean', default: false },
+    statements: { type: 'string', default: '25' },
+    prof: { type: 'string' },
+  },
+});
+const rate = Number(values.rate);
+const seconds = Number(values.seconds);
+const analysis = !values['no-analysis'];
+const log = (s: string) => process.stderr.write(`[probe] ${s}\n`);
+
+/** Every statement the embedded engine runs in this process: count and wall time by shape. */
+const statements = new Map<string, { n: number; ms: number }>();
+let timing = false;
+function timeEngineStatements(): void {
+  const chdb = createRequire(`${projectRoot}/package.json`)('chdb') as { Session: { prototype: Record<string, (...a: unknown[]) => Promise<unknown>> } };
+  for (const method of ['queryAsync', 'queryBindAsync', 'insert']) {
+    const original = chdb.Session.prototype[method]!;
+    chdb.Session.prototype[method] = function (this: unknown, ...args: unknown[]) {
+      const started = performance.now();
+      const shape = method === 'insert' ? `INSERT (raw) ${String((args[0] as { table?: string })?.table)}` : statementShape(String(args[0]));
+      return original.apply(this, args).finally(() => {
+        if (!timing) return;
+        const s = statements.get(shape) ?? { n: 0, ms: 0 };
+        s.n++;
+        s.ms += performance.now() - started;
+        statements.set(shape, s);
+      });
+    };
+  }
+}
+
+async function varz(port: number): Promise<{ in_msgs: number; out_msgs: number; in_bytes: number; out_bytes: number }> {
+  return (await fetch(`http://127.0.0.1:${port}/varz`)).json() as Promise<{ in_msgs: number; out_msgs: number; in_bytes: number; out_bytes: number }>;
+}
+
+function inspectorPost<T>(session: InspectorSession, method: string): Promise<T> {
+  return new Promise((resolve, reject) => session.post(method, (err, res) => (err ? reject(err) : resolve(res as T))));
+}
+
+timeEngineStatements();
+const pool = buildPool(50_000);
+const monitorPort = await freePort();
+const base = await prepareBench({ monitorPort });
+const env: Record<string, string> = analysis ? {} : { ANALYZE_DEBOUNCE_MS: '3600000' };
+const sys = await startBenchSystem({ tenants: DEFAULT_CONVERSATION_OPTIONS.tenants, base, env });
+const clkTck = clockTicks();
+try {
+  // the system's own start-up work (migrations, first compilations) settles before the window
+  await new Promise((r) => setTimeout(r, 3000));
+  const gcs = new Map<string, { n: number; ms: number }>();
+  const gcKind: Record<number, string> = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8: 'weak callbacks', 16: 'minor mark-sweep' };
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = gcKind[(e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0] ?? 'other';
+      const g = gcs.get(kind) ?? { n: 0, ms: 0 };
+      g.n++;
+      g.ms += e.duration;
+      gcs.set(kind, g);
+    }
+  });
+  const inspector = values.prof ? new InspectorSession() : undefined;
+  if (inspector) {
+    inspector.connect();
+    await inspectorPost(inspector, 'Profiler.enable');
+    await inspectorPost(inspector, 'Profiler.start');
+  }
+  observer.observe({ entryTypes: ['gc'] });
+  const bus0 = await varz(monitorPort);
+  const busCpu0 = treeCpuSeconds(sys.nats.pid);
+  const usage0 = process.resourceUsage();
+  const threads0 = sampleThreads();
+  timing = true;
+  const started = performance.now();
+  log(`${rate} events/s for ${seconds} s${analysis ? '' : ' (analyses off)'}`);
+  const res = await loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: seconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
+  await drain(sys, 120_000);
+  if (analysis) {
+    for (let i = 0; i < 240; i++) {
+      if ((await sys.backlogs()).analyze === 0) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  const windowS = (performance.now() - started) / 1000;
+  timing = false;
+  const threads1 = sampleThreads();
+  const usage1 = process.resourceUsage();
+  const busCpu = treeCpuSeconds(sys.nats.pid) - busCpu0;
+  const bus1 = await varz(monitorPort);
+  observer.disconnect();
+  if (inspector) {
+    const { profile } = await inspectorPost<{ profile: unknown }>(inspector, 'Profiler.stop');
+    writeFileSync(values.prof!, JSON.stringify(profile));
+    inspector.disconnect();
+  }
+
+  const events = res.okEvents;
+  const perEvent = (cpuS: number) => ((cpuS / events) * 1e6).toFixed(1);
+  const groups = ticksByGroup(threads0, threads1, process.pid);
+  // the load generator's thread is one of the "other Node threads": it reports its own CPU
+  const load = res.cpuSeconds ?? 0;
+  const other = groups.get('other Node threads');
+  if (other) other.ticks -= load * clkTck;
+  let totalTicks = 0;
+  for (const g of groups.values()) totalTicks += g.ticks;
+  console.log(`accepted ${events} events in ${seconds} s (${Math.round(events / seconds)}/s); window until the backlogs emptied ${windowS.toFixed(1)} s`);
+  console.log(`\nCPU of the system (the load generator's thread excluded: ${load.toFixed(2)} s)`);
+  console.log(`${'threads'.padEnd(34)} ${'n'.padStart(3)} ${'CPU-s'.padStart(7)} ${'µs/event'.padStart(9)}`);
+  for (const [name, g] of [...groups].sort((a, b) => b[1].ticks - a[1].ticks)) {
+    if (g.ticks <= 0) continue;
+    console.log(`${name.padEnd(34)} ${String(g.threads).padStart(3)} ${(g.ticks / clkTck).toFixed(2).padStart(7)} ${perEvent(g.ticks / clkTck).padStart(9)}`);
+  }
+  console.log(`${'all'.padEnd(34)} ${''.padStart(3)} ${(totalTicks / clkTck).toFixed(2).padStart(7)} ${perEvent(totalTicks / clkTck).padStart(9)}`);
+  const user = (usage1.userCPUTime - usage0.userCPUTime) / 1e6;
+  const system = (usage1.systemCPUTime - usage0.systemCPUTime) / 1e6;
+  console.log(`process: user ${user.toFixed(2)} s, system ${system.toFixed(2)} s, minor page faults ${usage1.minorPageFault - usage0.minorPageFault}, context switches ${usage1.voluntaryContextSwitches - usage0.voluntaryContextSwitches} voluntary + ${usage1.involuntaryContextSwitches - usage0.involuntaryContextSwitches} involuntary`);
+  console.log(`main thread collections: ${[...gcs].map(([k, g]) => `${k} ${g.n} (${Math.round(g.ms)} ms)`).join(', ') || 'none'}`);
+  console.log(`bus: ${perEvent(busCpu)} µs/event of nats-server CPU; in ${bus1.in_msgs - bus0.in_msgs} messages (${((bus1.in_bytes - bus0.in_bytes) / events).toFixed(0)} B/event), out ${bus1.out_msgs - bus0.out_msgs} messages (${((bus1.out_bytes - bus0.out_bytes) / events).toFixed(0)} B/event)`);
+  const rows = [...statements].sort((a, b) => b[1].ms - a[1].ms);
+  const wall = rows.reduce((a, [, s]) => a + s.ms, 0);
+  console.log(`\nengine statements: ${rows.reduce((a, [, s]) => a + s.n, 0)}, ${(wall / 1000).toFixed(2)} s of wall time in all (${((wall / 1000 / windowS) * 100).toFixed(0)}% of the window: one statement at a time)`);
+  for (const [shape, s] of rows.slice(0, Number(values.statements))) console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(5)}×  ${shape}`);
+  if (values.prof) console.log(`\nprofile of the main thread: ${values.prof}`);
+} finally {
+  await sys.system.stop();
+  await sys.nats.stop();
+}
