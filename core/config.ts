@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 
@@ -19,6 +20,8 @@ export interface Config {
     readonly url: string;
     /** Path or name of the nats-server binary for the managed child. */
     readonly serverBin: string;
+    /** GOMAXPROCS of the managed nats-server. */
+    readonly serverProcs: number;
     /** Replicas of each stream (1 for a single server, 3 on a cluster). */
     readonly replicas: number;
   };
@@ -97,6 +100,16 @@ type Env = Record<string, string | undefined>;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Every variable the code reads, with its meaning; used by `tracehouse config --help` and docs. */
+/**
+ * Cores the managed nats-server schedules its goroutines on, unless NATS_SERVER_PROCS says: half
+ * the machine's, at least one. On a machine the bus shares with the roles, a Go runtime allowed
+ * every core hands each message between threads (a wake-up per hand-off); on two cores one
+ * scheduler thread spent about a sixth less CPU per event at the same traffic (docs/operations.md).
+ */
+export function defaultNatsProcs(): number {
+  return Math.max(1, Math.floor(availableParallelism() / 2));
+}
+
 export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; description: string; secret?: boolean }> = [
   { name: 'DATA_DIR', default: './.tracehouse', description: 'Embedded ClickHouse data and the managed NATS store' },
   { name: 'CLICKHOUSE_URL', default: '(embedded chDB)', description: 'ClickHouse server HTTP URL, e.g. http://clickhouse:8123' },
@@ -106,6 +119,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'CLICKHOUSE_CLUSTER', default: '', description: 'Cluster name: migrations use ON CLUSTER and Replicated engines' },
   { name: 'NATS_URL', default: '(managed nats-server)', description: 'NATS server URL(s), comma-separated' },
   { name: 'NATS_SERVER_BIN', default: 'nats-server', description: 'nats-server binary for the managed child process' },
+  { name: 'NATS_SERVER_PROCS', default: '(half the cores, at least 1)', description: "Cores the managed nats-server's Go runtime schedules on (its GOMAXPROCS)" },
   { name: 'NATS_REPLICAS', default: '1', description: 'Replicas of each JetStream stream (3 on a cluster)' },
   { name: 'HOST', default: '127.0.0.1', description: 'Address the HTTP roles bind to (0.0.0.0 in containers)' },
   { name: 'INGEST_PORT', default: '4318', description: 'Ingest HTTP port (the OTLP/HTTP default)' },
@@ -208,6 +222,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     nats: {
       url: url('NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),
       serverBin: str('NATS_SERVER_BIN', 'nats-server'),
+      serverProcs: int('NATS_SERVER_PROCS', defaultNatsProcs(), 1, 1024),
       replicas: int('NATS_REPLICAS', 1, 1, 5),
     },
     http: {

@@ -19,6 +19,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { DependencyError } from './errors.js';
 import type { Logger } from './log.js';
 import { distRoot } from './paths.js';
+import { defaultNatsProcs } from './config.js';
 import { STREAMS, KV_BUCKETS, CONSUMERS } from '../schemas/subjects.js';
 
 export interface Bus {
@@ -70,8 +71,9 @@ export async function freePort(): Promise<number> {
  * Starts `nats-server -js` on a free loopback port with its store under `storeDir`, through a
  * supervisor that stops it when this process dies in any way. A server left behind by a killed
  * earlier run on the same store is stopped first (two servers on one store would corrupt it).
+ * `procs` is the server's GOMAXPROCS (default: half the cores, at least one; core/config.ts).
  */
-export async function startManagedNats(opts: { storeDir: string; bin: string; log?: Logger; extraArgs?: string[] }): Promise<ManagedNats> {
+export async function startManagedNats(opts: { storeDir: string; bin: string; log?: Logger; extraArgs?: string[]; procs?: number }): Promise<ManagedNats> {
   const bin = findBinary(opts.bin);
   if (!bin) throw new DependencyError(MISSING_BINARY(opts.bin));
   mkdirSync(opts.storeDir, { recursive: true });
@@ -95,6 +97,8 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
     const child = spawn(process.execPath, [join(distRoot, 'core', 'nats-supervisor.js'), bin, ...args], {
       stdio: ['pipe', 'ignore', 'pipe'],
       detached: true,
+      // the supervisor passes its environment on to the server: the Go runtime reads GOMAXPROCS
+      env: { ...process.env, GOMAXPROCS: String(opts.procs ?? defaultNatsProcs()) },
     });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => {

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../../core/nats.js';
 import { projectRoot } from '../../../core/paths.js';
@@ -31,13 +32,13 @@ async function waitReady(url: string, timeoutMs: number): Promise<number> {
   throw new Error(`${url} not ready after ${timeoutMs} ms`);
 }
 
-test('npm start on an empty data dir: ready within 30 s, prints a working admin key, Ctrl-C exits within 10 s leaving no nats-server', async () => {
+test('npm start on an empty data dir: ready within 30 s, prints a working admin key, Ctrl-C exits within 10 s leaving no nats-server; the server schedules on NATS_SERVER_PROCS cores', async () => {
   const dataDir = tempDir();
   const [ingestPort, queryPort] = [await freePort(), await freePort()];
   // detached: its own process group, so a group SIGINT is what a terminal Ctrl-C sends
   const child = spawn('npm', ['start', '--silent'], {
     cwd: projectRoot,
-    env: { PATH: `${process.env.PATH}:/usr/sbin`, HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir, INGEST_PORT: String(ingestPort), QUERY_PORT: String(queryPort), LOG_LEVEL: 'warn' },
+    env: { PATH: `${process.env.PATH}:/usr/sbin`, HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir, INGEST_PORT: String(ingestPort), QUERY_PORT: String(queryPort), LOG_LEVEL: 'warn', NATS_SERVER_PROCS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -56,7 +57,11 @@ test('npm start on an empty data dir: ready within 30 s, prints a working admin 
     assert.is(ok.body.tenant, 'default');
     const denied = await http(`http://127.0.0.1:${queryPort}/api/v1/data/whoami`);
     assert.is(denied.status, 401);
-    assert.is(serversUsing(dataDir).length, 1, 'one managed nats-server with its store under DATA_DIR');
+    const servers = serversUsing(dataDir);
+    assert.is(servers.length, 1, 'one managed nats-server with its store under DATA_DIR');
+    // the Go runtime of the server reads GOMAXPROCS from its environment
+    const environ = readFileSync(`/proc/${servers[0]!.trim().split(/\s+/)[0]}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes('GOMAXPROCS=1'), `GOMAXPROCS=1 in the server's environment: ${environ.filter((e) => e.startsWith('GOMAX')).join(' ') || 'absent'}`);
   } finally {
     const t0 = Date.now();
     process.kill(-child.pid!, 'SIGINT');

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig, maskedConfig } from '../../../core/config.js';
@@ -12,6 +13,9 @@ test('defaults: embedded ClickHouse, managed NATS, ports 4318 and 8080, ./.trace
   assert.is(c.http.queryPort, 8080);
   assert.is(c.clickhouse.database, 'tracehouse');
   assert.is(c.ingest.maxBodyBytes, 5 * 1024 * 1024);
+  // the managed nats-server schedules on half the cores, at least one
+  assert.is(c.nats.serverProcs, Math.max(1, Math.floor(availableParallelism() / 2)));
+  assert.is(loadConfig({ NATS_SERVER_PROCS: '3' }).nats.serverProcs, 3);
 });
 
 test('the configuration is frozen', () => {
@@ -35,6 +39,7 @@ const invalid: Array<[string, string, RegExp]> = [
   ['SINK_MAX_BATCH_ROWS', '0', /SINK_MAX_BATCH_ROWS/],
   ['STREAM_MAX_DELIVER', '-1', /STREAM_MAX_DELIVER/],
   ['NATS_REPLICAS', '9', /NATS_REPLICAS.*between 1 and 5/],
+  ['NATS_SERVER_PROCS', '0', /NATS_SERVER_PROCS.*between 1 and 1024/],
 ];
 for (const [name, value, message] of invalid) {
   test(`invalid ${name}=${value} fails naming the variable`, () => {
