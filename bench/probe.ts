@@ -6,7 +6,7 @@
  * process's user and system time and page faults, the main thread's collections, the embedded
  * engine's statements by shape (count, summed wall time), and the nats-server's traffic and CPU.
  *
- *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--prof FILE]
+ *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--threads] [--prof FILE]
  *   BENCH_SYSTEM_ENV='{"ANALYZE_BATCH_INTERVAL_MS":"5000"}' node dist/bench/probe.js   # another setting
  *
  * Diagnostic only: the engine's statements are timed by wrapping the `chdb` session's methods in
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '15' },
     'no-analysis': { type: 'boolean', default: false },
     statements: { type: 'string', default: '25' },
+    threads: { type: 'boolean', default: false },
     prof: { type: 'string' },
   },
 });
@@ -130,18 +131,25 @@ try {
   const events = res.okEvents;
   const perEvent = (cpuS: number) => ((cpuS / events) * 1e6).toFixed(1);
   const groups = ticksByGroup(threads0, threads1, process.pid);
-  // the load generator's thread is one of the "other Node threads": it reports its own CPU
+  // the load generator's thread has ended by the second sample: it is in no group (it reports its own CPU)
   const load = res.cpuSeconds ?? 0;
-  const other = groups.get('other Node threads');
-  if (other) other.ticks -= load * clkTck;
   let totalTicks = 0;
   for (const g of groups.values()) totalTicks += g.ticks;
   console.log(`accepted ${events} events in ${seconds} s (${Math.round(events / seconds)}/s); window until the backlogs emptied ${windowS.toFixed(1)} s`);
-  console.log(`\nCPU of the system (the load generator's thread excluded: ${load.toFixed(2)} s)`);
+  console.log(`\nCPU of the system's threads (the load generator's own, ${load.toFixed(2)} s, not among them)`);
   console.log(`${'threads'.padEnd(34)} ${'n'.padStart(3)} ${'CPU-s'.padStart(7)} ${'µs/event'.padStart(9)}`);
   for (const [name, g] of [...groups].sort((a, b) => b[1].ticks - a[1].ticks)) {
     if (g.ticks <= 0) continue;
     console.log(`${name.padEnd(34)} ${String(g.threads).padStart(3)} ${(g.ticks / clkTck).toFixed(2).padStart(7)} ${perEvent(g.ticks / clkTck).padStart(9)}`);
+  }
+  if (values.threads) {
+    // every thread by id (creation order): Node's come as V8's platform threads first, libuv's pool
+    // when first used, then each worker isolate and its own threads
+    const start = new Map(threads0.map((t) => [t.tid, t.ticks]));
+    for (const t of [...threads1].sort((a, b) => a.tid - b.tid)) {
+      const d = t.ticks - (start.get(t.tid) ?? 0);
+      if (d > 0) console.log(`  ${String(t.tid).padStart(8)} ${t.comm.padEnd(16)} nice ${String(t.nice).padStart(3)} ${(d / clkTck).toFixed(2).padStart(7)} s ${perEvent(d / clkTck).padStart(9)} µs/event`);
+    }
   }
   console.log(`${'all'.padEnd(34)} ${''.padStart(3)} ${(totalTicks / clkTck).toFixed(2).padStart(7)} ${perEvent(totalTicks / clkTck).padStart(9)}`);
   const user = (usage1.userCPUTime - usage0.userCPUTime) / 1e6;
