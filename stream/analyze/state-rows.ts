@@ -108,6 +108,25 @@ export function stepScoreRows(s: ConversationSnapshot, scores: StepScores, base:
   return rows;
 }
 
+/**
+ * The order of a batch's conversations for the memory pass: by user key in the locale's collation
+ * (users without an id, key '', first), then by start, then by conversation id. The same order as
+ * sorting with `keys[a].localeCompare(keys[b]) || starts[a] - starts[b] || ids[a] < ids[b] ? -1 : 1`,
+ * without building and collating two key strings per comparison: the distinct keys are collated once
+ * into ranks (keys the collation holds equal share a rank), then indices sort by numbers.
+ */
+export function memoryOrder(keys: readonly string[], starts: readonly number[], ids: readonly string[]): number[] {
+  const distinct = [...new Set(keys)].sort((a, b) => a.localeCompare(b));
+  const rankOf = new Map<string, number>();
+  let rank = 0;
+  distinct.forEach((k, i) => {
+    if (i > 0 && distinct[i - 1]!.localeCompare(k) !== 0) rank++;
+    rankOf.set(k, rank);
+  });
+  const ranks = keys.map((k) => rankOf.get(k)!);
+  return keys.map((_, i) => i).sort((a, b) => ranks[a]! - ranks[b]! || starts[a]! - starts[b]! || (ids[a]! < ids[b]! ? -1 : 1));
+}
+
 /** A stored memory document as the loader reads it. */
 export interface MemoryRowIn {
   doc: string;
@@ -134,8 +153,11 @@ export function createMemoryPass(items: ReadonlyArray<{ tenantId: string; conver
     const doc = item.userMemory ? parseMemory(snapshots[i]!.userId, item.userMemory) : emptyMemory(snapshots[i]!.userId);
     users.set(key, { tenantId: item.tenantId, userId: snapshots[i]!.userId, loaded: JSON.stringify(doc), doc, lastConversation: '' });
   });
-  const start = (i: number) => snapshots[i]!.messages[0]?.ts ?? 0;
-  const order = items.map((_, i) => i).sort((a, b) => keyOf(a).localeCompare(keyOf(b)) || start(a) - start(b) || (items[a]!.conversationId < items[b]!.conversationId ? -1 : 1));
+  const order = memoryOrder(
+    items.map((_, i) => keyOf(i)),
+    snapshots.map((s) => s.messages[0]?.ts ?? 0),
+    items.map((item) => item.conversationId),
+  );
   return {
     order,
     memoryOf: (i: number): UserMemoryDocument | undefined => users.get(keyOf(i))?.doc,
