@@ -25,7 +25,7 @@ import { loadInWorker } from './lib/load.js';
 import { prepareBench, startBenchSystem } from './lib/system.js';
 import { drain, nextRounds } from './phases/edge.js';
 import { clockTicks, treeCpuSeconds } from './lib/cpu.js';
-import { sampleThreads, statementShape, ticksByGroup } from './lib/threads.js';
+import { sampleThreads, statementShape, threadTicks, ticksByGroup } from './lib/threads.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
 
 const { values } = parseArgs({
@@ -145,10 +145,8 @@ try {
   if (values.threads) {
     // every thread by id (creation order): Node's come as V8's platform threads first, libuv's pool
     // when first used, then each worker isolate and its own threads
-    const start = new Map(threads0.map((t) => [t.tid, t.ticks]));
-    for (const t of [...threads1].sort((a, b) => a.tid - b.tid)) {
-      const d = t.ticks - (start.get(t.tid) ?? 0);
-      if (d > 0) console.log(`  ${String(t.tid).padStart(8)} ${t.comm.padEnd(16)} nice ${String(t.nice).padStart(3)} ${(d / clkTck).toFixed(2).padStart(7)} s ${perEvent(d / clkTck).padStart(9)} µs/event`);
+    for (const t of threadTicks(threads0, threads1).sort((a, b) => a.tid - b.tid)) {
+      if (t.ticks > 0) console.log(`  ${String(t.tid).padStart(8)} ${t.comm.padEnd(16)} nice ${String(t.nice).padStart(3)} ${(t.ticks / clkTck).toFixed(2).padStart(7)} s ${perEvent(t.ticks / clkTck).padStart(9)} µs/event`);
     }
   }
   console.log(`${'all'.padEnd(34)} ${''.padStart(3)} ${(totalTicks / clkTck).toFixed(2).padStart(7)} ${perEvent(totalTicks / clkTck).padStart(9)}`);

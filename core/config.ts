@@ -99,7 +99,6 @@ type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Every variable the code reads, with its meaning; used by `tracehouse config --help` and docs. */
 /**
  * Cores the managed nats-server schedules its goroutines on, unless NATS_SERVER_PROCS says: half
  * the machine's, at least one. On a machine the bus shares with the roles, a Go runtime allowed
@@ -110,6 +109,7 @@ export function defaultNatsProcs(): number {
   return Math.max(1, Math.floor(availableParallelism() / 2));
 }
 
+/** Every variable the code reads, with its meaning; used by `tracehouse config --help` and docs. */
 export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; description: string; secret?: boolean }> = [
   { name: 'DATA_DIR', default: './.tracehouse', description: 'Embedded ClickHouse data and the managed NATS store' },
   { name: 'CLICKHOUSE_URL', default: '(embedded chDB)', description: 'ClickHouse server HTTP URL, e.g. http://clickhouse:8123' },

@@ -48,7 +48,7 @@ export function sampleThreads(pid: number | 'self' = 'self'): ThreadSample[] {
 /** The group a thread's CPU is counted in. */
 export function threadGroup(t: Pick<ThreadSample, 'tid' | 'comm' | 'nice'>, mainTid: number): string {
   if (t.tid === mainTid) return 'main thread';
-  if (t.comm === 'node' || t.comm.startsWith('node')) return t.nice >= 19 ? 'analysis worker (nice 19)' : 'other Node threads';
+  if (t.comm.startsWith('node')) return t.nice >= 19 ? 'analysis worker (nice 19)' : 'other Node threads';
   // the engine numbers some of its threads' names (`QueryPipelineEx3`): one group per kind
   return `engine: ${t.comm.replace(/\d+$/, '')}`;
 }
@@ -59,17 +59,21 @@ export function threadGroup(t: Pick<ThreadSample, 'tid' | 'comm' | 'nice'>, main
  * /proc), so a probe samples the process, not threads that come and go, as its total.
  */
 export function ticksByGroup(before: readonly ThreadSample[], after: readonly ThreadSample[], mainTid: number): Map<string, { ticks: number; threads: number }> {
-  const start = new Map(before.map((t) => [t.tid, t.ticks]));
   const groups = new Map<string, { ticks: number; threads: number }>();
-  for (const t of after) {
-    const d = t.ticks - (start.get(t.tid) ?? 0);
+  for (const t of threadTicks(before, after)) {
     const key = threadGroup(t, mainTid);
     const g = groups.get(key) ?? { ticks: 0, threads: 0 };
-    g.ticks += Math.max(0, d);
+    g.ticks += t.ticks;
     g.threads++;
     groups.set(key, g);
   }
   return groups;
+}
+
+/** Each thread of the second sample with the ticks it used since the first (from zero if it started since). */
+export function threadTicks(before: readonly ThreadSample[], after: readonly ThreadSample[]): ThreadSample[] {
+  const start = new Map(before.map((t) => [t.tid, t.ticks]));
+  return after.map((t) => ({ ...t, ticks: Math.max(0, t.ticks - (start.get(t.tid) ?? 0)) }));
 }
 
 /**

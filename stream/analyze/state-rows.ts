@@ -111,7 +111,7 @@ export function stepScoreRows(s: ConversationSnapshot, scores: StepScores, base:
 /**
  * The order of a batch's conversations for the memory pass: by user key in the locale's collation
  * (users without an id, key '', first), then by start, then by conversation id. The same order as
- * sorting with `keys[a].localeCompare(keys[b]) || starts[a] - starts[b] || ids[a] < ids[b] ? -1 : 1`,
+ * sorting with `keys[a].localeCompare(keys[b]) || starts[a] - starts[b] || (ids[a] < ids[b] ? -1 : 1)`,
  * without building and collating two key strings per comparison: the distinct keys are collated once
  * into ranks (keys the collation holds equal share a rank), then indices sort by numbers.
  */
@@ -146,23 +146,24 @@ interface UserState {
  */
 export function createMemoryPass(items: ReadonlyArray<{ tenantId: string; conversationId: string; userMemory?: string }>, snapshots: readonly ConversationSnapshot[]) {
   const users = new Map<string, UserState>();
-  const keyOf = (i: number) => (snapshots[i]!.userId ? `${items[i]!.tenantId}\u0000${snapshots[i]!.userId}` : '');
+  // each conversation's user key, built once ('' without a user id)
+  const keys = items.map((item, i) => (snapshots[i]!.userId ? `${item.tenantId}\u0000${snapshots[i]!.userId}` : ''));
   items.forEach((item, i) => {
-    const key = keyOf(i);
+    const key = keys[i]!;
     if (!key || users.has(key)) return;
     const doc = item.userMemory ? parseMemory(snapshots[i]!.userId, item.userMemory) : emptyMemory(snapshots[i]!.userId);
     users.set(key, { tenantId: item.tenantId, userId: snapshots[i]!.userId, loaded: JSON.stringify(doc), doc, lastConversation: '' });
   });
   const order = memoryOrder(
-    items.map((_, i) => keyOf(i)),
+    keys,
     snapshots.map((s) => s.messages[0]?.ts ?? 0),
     items.map((item) => item.conversationId),
   );
   return {
     order,
-    memoryOf: (i: number): UserMemoryDocument | undefined => users.get(keyOf(i))?.doc,
+    memoryOf: (i: number): UserMemoryDocument | undefined => users.get(keys[i]!)?.doc,
     remember(i: number, ws: WorldState): void {
-      const u = users.get(keyOf(i));
+      const u = users.get(keys[i]!);
       if (!u || !ws.userDurableProfile) return;
       u.doc = mergeMemory(u.doc, items[i]!.conversationId, contributionOf(items[i]!.conversationId, ws.userDurableProfile.slots));
       u.lastConversation = items[i]!.conversationId;
