@@ -8,17 +8,51 @@ import { join } from 'node:path';
 import type { Store } from './clickhouse.js';
 import type { Logger } from './log.js';
 import { projectRoot } from './paths.js';
+import { rebuildWithGranularity } from './table-rebuild.js';
 
 export interface Migration {
   version: number;
   name: string;
   statements: string[];
   checksum: string;
+  /** A step SQL cannot express (a table rebuilt), run after `statements`. */
+  run?: (store: Store, cluster: string, log?: Logger) => Promise<void>;
 }
 
-/** Reads `sql/migrations/NNNN_name.sql`, sorted by number. */
+/**
+ * The tables read by conversation (the analyses' loader reads a batch's conversations from each;
+ * the data API reads one conversation's rows), and the rows per granule they are rebuilt with. A
+ * lookup reads every granule holding one of its conversations, and conversation ids are random, so
+ * a batch of N conversations reads about N granules of each: with 8,192-row granules that grew with
+ * the table up to 8,192 rows per conversation (docs/storage.md "Granules of the conversation-keyed
+ * tables").
+ */
+export const CONVERSATION_GRANULES: ReadonlyArray<{ table: string; granularity: number }> = [
+  { table: 'events', granularity: 1024 },
+  { table: 'messages', granularity: 1024 },
+  { table: 'tool_calls', granularity: 1024 },
+  { table: 'analysis_state', granularity: 1024 },
+  { table: 'tool_call_rollup_state', granularity: 1024 },
+];
+
+/** Migrations a SQL file cannot express, numbered among the files. */
+const PROGRAMS: ReadonlyArray<Omit<Migration, 'statements' | 'checksum'> & { spec: unknown }> = [
+  {
+    version: 160,
+    name: '0160_conversation_granules',
+    spec: CONVERSATION_GRANULES,
+    async run(store, cluster, log) {
+      for (const t of CONVERSATION_GRANULES) await rebuildWithGranularity(store, { ...t, version: 160, cluster, log });
+    },
+  },
+];
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+/** Reads `sql/migrations/NNNN_name.sql` and the programs, sorted by number. */
 export function loadMigrations(dir = join(projectRoot, 'sql', 'migrations')): Migration[] {
-  return readdirSync(dir)
+  const programs: Migration[] = PROGRAMS.map(({ spec, ...m }) => ({ ...m, statements: [], checksum: sha(JSON.stringify(spec)) }));
+  const files: Migration[] = readdirSync(dir)
     .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
     .sort()
     .map((file) => {
@@ -27,9 +61,13 @@ export function loadMigrations(dir = join(projectRoot, 'sql', 'migrations')): Mi
         version: Number(file.slice(0, 4)),
         name: file.replace(/\.sql$/, ''),
         statements: splitStatements(text),
-        checksum: createHash('sha256').update(text).digest('hex').slice(0, 16),
+        checksum: sha(text),
       };
     });
+  const all = [...files, ...programs].sort((a, b) => a.version - b.version);
+  const twice = all.find((m, i) => i > 0 && all[i - 1]!.version === m.version);
+  if (twice) throw new Error(`two migrations are numbered ${twice.version}`);
+  return all;
 }
 
 export function splitStatements(text: string): string[] {
@@ -75,6 +113,7 @@ export async function migrate(store: Store, opts: { cluster?: string; log?: Logg
   for (const m of loadMigrations()) {
     if (done.has(m.version)) continue;
     for (const statement of m.statements) await store.command(clusterize(statement, cluster));
+    await m.run?.(store, cluster, opts.log);
     await store.insert('schema_migrations', [{ version: m.version, name: m.name, checksum: m.checksum }]);
     applied.push(m.name);
     opts.log?.info({ migration: m.name }, 'migration applied');

@@ -15,8 +15,8 @@ export interface BothStores {
   close(): Promise<void>;
 }
 
-/** An embedded store and a server store (through the HTTP child), each on its own migrated data. */
-export async function bothStores(): Promise<BothStores> {
+/** The engine behind ClickHouse's HTTP interface in a child process of its own, on a fresh data directory. */
+export async function startServerEngine(): Promise<{ url: string; stop(): void }> {
   const file = fileURLToPath(new URL('./ch-http-child.js', import.meta.url));
   const child = spawn(process.execPath, [file, tempDir()], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
@@ -28,16 +28,22 @@ export async function bothStores(): Promise<BothStores> {
     });
     child.once('exit', (code) => reject(new Error(`engine process exited ${code}`)));
   });
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+/** An embedded store and a server store (through the HTTP child), each on its own migrated data. */
+export async function bothStores(): Promise<BothStores> {
+  const server = await startServerEngine();
   const stores: BothStores['stores'] = [
     { name: 'embedded', store: createStore(loadConfig({ DATA_DIR: tempDir() })) },
-    { name: 'server', store: createStore(loadConfig({ DATA_DIR: tempDir(), CLICKHOUSE_URL: `http://127.0.0.1:${port}` })) },
+    { name: 'server', store: createStore(loadConfig({ DATA_DIR: tempDir(), CLICKHOUSE_URL: server.url })) },
   ];
   for (const s of stores) await migrate(s.store);
   return {
     stores,
     async close() {
       for (const s of stores) await s.store.close();
-      child.kill('SIGTERM');
+      server.stop();
     },
   };
 }
