@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { TupleParam } from '@clickhouse/client';
 import { loadConfig } from '../core/config.js';
 import { createStore, type Store } from '../core/clickhouse.js';
-import { CONVERSATION_GRANULES, clusterize, loadMigrations, migrate } from '../core/migrations.js';
+import { CONVERSATION_GRANULES, migrate } from '../core/migrations.js';
+import { granularityOf } from '../core/table-rebuild.js';
 import { loadWorkChunks, type ConversationKey } from '../stream/analyze/loader.js';
 import { DEFAULT_CONVERSATION_OPTIONS, conversations } from './workload/conversation.js';
 import { conversationRows } from './workload/rows.js';
@@ -34,18 +35,13 @@ const TABLES = ['events', 'messages', 'tool_calls'] as const;
 mkdirSync(values.dir!, { recursive: true });
 
 /** The database before 0160 (8,192) and after it (1,024). */
-async function open(database: string, before: boolean): Promise<Store> {
+async function open(database: string, before?: number): Promise<Store> {
   const store = createStore(loadConfig({ DATA_DIR: values.dir!, CLICKHOUSE_DATABASE: database }));
-  if (!before) {
-    await migrate(store);
-    return store;
-  }
-  await store.command('CREATE DATABASE IF NOT EXISTS {{db}}');
-  for (const m of loadMigrations().filter((m) => m.version < 160)) for (const s of m.statements) await store.command(clusterize(s, ''));
+  await migrate(store, { before });
   return store;
 }
 
-const stores = { 8192: await open('granules_8192', true), 1024: await open('granules_1024', false) };
+const stores = { 8192: await open('granules_8192', 160), 1024: await open('granules_1024') };
 const target = Number(values.events);
 const count = async (store: Store) => Number((await store.query<{ n: string }>('SELECT count() AS n FROM {{db}}.events'))[0]!.n);
 const opts = { ...DEFAULT_CONVERSATION_OPTIONS, seed: 61 };
@@ -66,7 +62,7 @@ while ((await count(stores[1024])) < target) {
 for (const store of Object.values(stores)) for (const t of TABLES) await store.command(`OPTIMIZE TABLE {{db}}.${t} FINAL`);
 
 const granularity = async (store: Store) =>
-  (await store.query<{ name: string; engine_full: string }>('SELECT name, engine_full FROM system.tables WHERE database = {db:String} AND name = {t:String}', { db: store.database, t: 'events' }))[0]!.engine_full.match(/index_granularity = (\d+)/)?.[1];
+  granularityOf((await store.query<{ engine_full: string }>('SELECT engine_full FROM system.tables WHERE database = {db:String} AND name = {t:String}', { db: store.database, t: 'events' }))[0]!.engine_full);
 const all = await stores[1024].query<{ t: string; c: string }>('SELECT DISTINCT tenant_id AS t, conversation_id AS c FROM {{db}}.messages');
 log(`${all.length} conversations; events granularity ${await granularity(stores[8192])} and ${await granularity(stores[1024])}; ${CONVERSATION_GRANULES.length} tables rebuilt by 0160`);
 

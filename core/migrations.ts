@@ -96,8 +96,9 @@ export function clusterize(statement: string, cluster: string): string {
 /**
  * Applies pending migrations in order and records each in `schema_migrations`. Statements are
  * written idempotently (IF NOT EXISTS), so a crash between a statement and its record is safe.
+ * `before`: only the migrations numbered below it (a store as an older version left it).
  */
-export async function migrate(store: Store, opts: { cluster?: string; log?: Logger } = {}): Promise<{ applied: string[] }> {
+export async function migrate(store: Store, opts: { cluster?: string; log?: Logger; before?: number } = {}): Promise<{ applied: string[] }> {
   const cluster = opts.cluster ?? '';
   await store.command(clusterize(`CREATE DATABASE IF NOT EXISTS {{db}} {{on_cluster}}`, cluster));
   await store.command(
@@ -111,7 +112,7 @@ export async function migrate(store: Store, opts: { cluster?: string; log?: Logg
   );
   const applied: string[] = [];
   for (const m of loadMigrations()) {
-    if (done.has(m.version)) continue;
+    if (done.has(m.version) || m.version >= (opts.before ?? Infinity)) continue;
     for (const statement of m.statements) await store.command(clusterize(statement, cluster));
     await m.run?.(store, cluster, opts.log);
     await store.insert('schema_migrations', [{ version: m.version, name: m.name, checksum: m.checksum }]);

@@ -58,18 +58,15 @@ export function granularityOf(engineFull: string): number {
  * may not share one; a path of `{table}` or `{uuid}` already is per table).
  */
 export function copyEngine(engineFull: string, table: string, copy: string, granularity: number): string {
-  let engine = GRANULARITY_SETTING.test(engineFull)
+  const engine = GRANULARITY_SETTING.test(engineFull)
     ? engineFull.replace(GRANULARITY_SETTING, `index_granularity = ${granularity}`)
     : /\bSETTINGS\b/.test(engineFull)
       ? `${engineFull}, index_granularity = ${granularity}`
       : `${engineFull} SETTINGS index_granularity = ${granularity}`;
-  if (/^Replicated\w*MergeTree\('/.test(engine)) {
-    engine = engine.replace(/^(Replicated\w*MergeTree\(')([^']*)'/, (_m, head: string, path: string) => {
-      const own = /\{(table|uuid)\}/.test(path) ? path : path.endsWith(`/${table}`) ? `${path.slice(0, -table.length)}${copy}` : `${path}/${copy}`;
-      return `${head}${own}'`;
-    });
-  }
-  return engine;
+  return engine.replace(/^(Replicated\w*MergeTree\(')([^']*)'/, (_m, head: string, path: string) => {
+    const own = /\{(table|uuid)\}/.test(path) ? path : path.endsWith(`/${table}`) ? `${path.slice(0, -table.length)}${copy}` : `${path}/${copy}`;
+    return `${head}${own}'`;
+  });
 }
 
 /** `ALTER` clauses giving the copy's skip indexes the rows per index granule they had. */

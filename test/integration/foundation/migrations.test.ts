@@ -36,8 +36,7 @@ test('attribute maps written before 0150 (LowCardinality keys) read the same aft
   // a database of its own on the same engine (one data directory per process)
   const old = createStore(loadConfig({ DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'before_0150' }));
   try {
-    await old.command('CREATE DATABASE IF NOT EXISTS {{db}}');
-    for (const m of loadMigrations().filter((m) => m.version < 150)) for (const s of m.statements) await old.command(clusterize(s, ''));
+    await migrate(old, { before: 150 });
     const attributes = { 'gen_ai.request.model': 'm-1', 'tool.input': '{"path":"a b"}', 'é': 'ü' };
     const resource = { 'service.name': 'svc' };
     const row = { tenant_id: 't', event_time: '2026-01-01T00:00:00Z', event_id: 'e1', receive_time: '2026-01-01T00:00:00Z', type: 'log', attributes, resource };

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../../core/config.js';
 import { createStore, type Store } from '../../../core/clickhouse.js';
-import { CONVERSATION_GRANULES, clusterize, loadMigrations, migrate } from '../../../core/migrations.js';
+import { CONVERSATION_GRANULES, migrate } from '../../../core/migrations.js';
 import { copyEngine, rebuildWithGranularity } from '../../../core/table-rebuild.js';
 import { startServerEngine } from '../../helpers/ch-http.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -28,10 +28,7 @@ function storeOn(kind: Kind, database: string): Store {
 /** A database as migrations before 0160 left it, with 40,000 events of 2,000 conversations and their rows. */
 async function before0160(kind: Kind, database: string): Promise<Store> {
   const store = storeOn(kind, database);
-  await store.command('CREATE DATABASE IF NOT EXISTS {{db}}');
-  for (const m of loadMigrations().filter((m) => m.version < 160)) for (const s of m.statements) await store.command(clusterize(s, ''));
-  await store.command(`CREATE TABLE IF NOT EXISTS {{db}}.schema_migrations (version UInt32, name String, checksum String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY version`);
-  await store.insert('schema_migrations', loadMigrations().filter((m) => m.version < 160).map((m) => ({ version: m.version, name: m.name, checksum: m.checksum })));
+  await migrate(store, { before: 160 });
   const conv = "concat('c-', toString(cityHash64(number % 2000)))";
   await store.command(
     `INSERT INTO {{db}}.events (tenant_id, event_time, event_id, receive_time, type, conversation_id, user_id, tool_name, attributes)
