@@ -10,13 +10,18 @@
  *   2. drop a leftover copy (a partial copy of a run that crashed before its exchange);
  *   3. create the copy: the same columns, indexes and engine, the new settings; each skip index
  *      keeps the rows it covers per index granule (its GRANULARITY, counted in granules, is scaled);
- *   4. copy every row (`INSERT … SELECT *`; materialized columns are computed again);
+ *   4. note each partition's highest block number, then copy every row (`INSERT … SELECT *`;
+ *      materialized columns are computed again);
  *   5. exchange the two names (atomic);
- *   6. drop the copy, which now holds the old rows.
+ *   6. copy again the rows of the old table's parts holding a block numbered above the noted ones:
+ *      inserts that landed in the old table while it was copied (a part merged only from older
+ *      blocks is not copied twice; a row copied twice folds as every replayed row does);
+ *   7. drop the copy, which now holds the old rows.
  * Until step 5 readers and writers use the old table, complete; from step 5 the new one, complete.
- * A row written to the old table between the start of step 4 and step 5 is not in the copy: the
- * roles that write must be stopped while migrations run (they are: `npm start` migrates before any
- * role starts, and the deployments run `tracehouse migrate` before the roles; docs/deploy.md).
+ * Only an insert still running at the exchange and committed after step 6 began would be left in
+ * the old table, so writers should be stopped while migrations run (they are: `npm start` migrates
+ * before any role starts, and the deployments run `tracehouse migrate` before the roles;
+ * docs/deploy.md).
  */
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { Store } from './clickhouse.js';
@@ -32,6 +37,8 @@ export interface RebuildOptions {
   /** `ON CLUSTER` target; '' for one server. */
   cluster: string;
   log?: Logger;
+  /** Runs after the copy, before the exchange (tests: a write that lands meanwhile). */
+  afterCopy?: () => Promise<void>;
 }
 
 interface SkipIndex {
@@ -107,14 +114,28 @@ export async function rebuildWithGranularity(store: Store, o: RebuildOptions): P
   const clauses = scaledIndexClauses(indexes.map((ix) => ({ ...ix, granularity: Number(ix.granularity) })), before / o.granularity);
   if (clauses.length) await store.command(`ALTER TABLE {{db}}.${copy}${on} ${clauses.join(', ')}`);
   const started = performance.now();
-  if (Number(table.total_rows ?? 1) > 0) {
-    // a server answers a long copy with progress headers, so the client's request timeout (an idle
-    // timeout) does not end it; the embedded engine runs it in this process
-    const progress: ClickHouseSettings | undefined = store.embedded ? undefined : { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' };
-    await store.command(`INSERT INTO {{db}}.${copy} SELECT * FROM {{db}}.${o.table} SETTINGS insert_deduplicate = 0`, undefined, progress);
-  }
+  // a server answers a long copy with progress headers, so the client's request timeout (an idle
+  // timeout) does not end it; the embedded engine runs it in this process
+  const progress: ClickHouseSettings | undefined = store.embedded ? undefined : { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' };
+  const copied = new Map<string, number>();
+  for (const p of await activeParts(store, o.table)) copied.set(p.partition_id, Math.max(p.max_block, copied.get(p.partition_id) ?? -1));
+  if (copied.size) await store.command(`INSERT INTO {{db}}.${copy} SELECT * FROM {{db}}.${o.table} SETTINGS insert_deduplicate = 0`, undefined, progress);
+  await o.afterCopy?.();
   await store.command(`EXCHANGE TABLES {{db}}.${o.table} AND {{db}}.${copy}${on}`);
+  const late = (await activeParts(store, copy)).filter((p) => p.max_block > (copied.get(p.partition_id) ?? -1)).map((p) => p.name);
+  if (late.length) {
+    await store.command(`INSERT INTO {{db}}.${o.table} SELECT * FROM {{db}}.${copy} WHERE _part IN {late:Array(String)} SETTINGS insert_deduplicate = 0`, { late }, progress);
+  }
   await store.command(`DROP TABLE {{db}}.${copy}${on} SYNC`);
-  o.log?.info({ table: o.table, granularity: o.granularity, was: before, rows: Number(table.total_rows ?? 0), ms: Math.round(performance.now() - started) }, 'table rebuilt');
+  o.log?.info({ table: o.table, granularity: o.granularity, was: before, rows: Number(table.total_rows ?? 0), late_parts: late.length, ms: Math.round(performance.now() - started) }, 'table rebuilt');
   return 'rebuilt';
+}
+
+/** The table's active parts with the highest block number each holds. */
+async function activeParts(store: Store, table: string): Promise<Array<{ name: string; partition_id: string; max_block: number }>> {
+  const rows = await store.query<{ name: string; partition_id: string; max_block: string }>(
+    'SELECT name, partition_id, max_block_number AS max_block FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active',
+    { db: store.database, t: table },
+  );
+  return rows.map((r) => ({ ...r, max_block: Number(r.max_block) }));
 }
