@@ -163,14 +163,16 @@ checks('a run that crashed after the exchange drops the old rows and keeps the n
   assert.not.ok(tables.some((t) => t.name.includes('__m160')));
 });
 
-checks('rows written to the old table while it was copied are in the rebuilt one', async () => {
-  const store = await before0160('embedded', 'granules_late_write');
-  const late = "INSERT INTO {{db}}.events (tenant_id, event_time, event_id, receive_time, type, conversation_id) SELECT 't1', toDateTime64('2026-11-02 00:00:00', 3, 'UTC'), concat('late-', toString(number)), now64(3), 'log', 'c-late' FROM numbers(300)";
-  const result = await rebuildWithGranularity(store, { table: 'events', granularity: 1024, version: 160, cluster: '', afterCopy: () => store.command(late) });
-  assert.is(result, 'rebuilt');
-  const [r] = await store.query<{ n: string; late: string }>("SELECT count() AS n, countIf(conversation_id = 'c-late') AS late FROM {{db}}.events FINAL");
-  assert.equal([Number(r!.n), Number(r!.late)], [40_300, 300]);
-  assert.match((await granularities(store)).find((t) => t.name === 'events')!.engine_full, /index_granularity = 1024\b/);
-});
+for (const kind of ['embedded', 'server'] as const) {
+  checks(`${kind}: rows written to the old table while it was copied are in the rebuilt one`, async () => {
+    const store = await before0160(kind, `granules_late_${kind}`);
+    const late = "INSERT INTO {{db}}.events (tenant_id, event_time, event_id, receive_time, type, conversation_id) SELECT 't1', toDateTime64('2026-11-02 00:00:00', 3, 'UTC'), concat('late-', toString(number)), now64(3), 'log', 'c-late' FROM numbers(300)";
+    const result = await rebuildWithGranularity(store, { table: 'events', granularity: 1024, version: 160, cluster: '', afterCopy: () => store.command(late) });
+    assert.is(result, 'rebuilt');
+    const [r] = await store.query<{ n: string; late: string }>("SELECT count() AS n, countIf(conversation_id = 'c-late') AS late FROM {{db}}.events FINAL");
+    assert.equal([Number(r!.n), Number(r!.late)], [40_300, 300]);
+    assert.match((await granularities(store)).find((t) => t.name === 'events')!.engine_full, /index_granularity = 1024\b/);
+  });
+}
 
 checks.run();
