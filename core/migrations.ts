@@ -20,20 +20,30 @@ export interface Migration {
 }
 
 /**
- * The tables read by conversation (the analyses' loader reads a batch's conversations from each;
- * the data API reads one conversation's rows), and the rows per granule they are rebuilt with. A
+ * The tables keyed by conversation with several rows per conversation, and the rows per granule
+ * they are rebuilt with. They are read by conversation: the analyses' loader reads a batch's
+ * conversations from the first five, the data API one conversation's rows from any of them. A
  * lookup reads every granule holding one of its conversations, and conversation ids are random, so
  * a batch of N conversations reads about N granules of each: with 8,192-row granules that grew with
  * the table up to 8,192 rows per conversation (docs/storage.md "Granules of the conversation-keyed
- * tables").
+ * tables"). Tables of one row per conversation (`conversations`, `conversation_summaries`,
+ * `conversation_signals`) keep 8,192.
  */
 export const CONVERSATION_GRANULES: ReadonlyArray<{ table: string; granularity: number }> = [
-  { table: 'events', granularity: 1024 },
-  { table: 'messages', granularity: 1024 },
-  { table: 'tool_calls', granularity: 1024 },
-  { table: 'analysis_state', granularity: 1024 },
-  { table: 'tool_call_rollup_state', granularity: 1024 },
-];
+  'events',
+  'messages',
+  'tool_calls',
+  'analysis_state',
+  'tool_call_rollup_state',
+  'conversation_tool_calls',
+  'conversation_segments',
+  'segment_texts',
+  'emotion_detections',
+  'laziness_detections',
+  'hallucination_findings',
+  'step_scores',
+  'world_state',
+].map((table) => ({ table, granularity: 1024 }));
 
 /** Migrations a SQL file cannot express, numbered among the files. */
 const PROGRAMS: ReadonlyArray<Omit<Migration, 'statements' | 'checksum'> & { spec: unknown }> = [
