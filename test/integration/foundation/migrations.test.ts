@@ -67,6 +67,38 @@ test('attribute maps written before 0150 (LowCardinality keys) read the same aft
   }
 });
 
+test('0170 drops the trigram filter of messages.content; messages read the same and keyword search still finds them', async () => {
+  const old = createStore(loadConfig({ DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'before_0170' }));
+  const indexes = async () =>
+    (await old.query<{ name: string }>("SELECT name FROM system.data_skipping_indices WHERE database = {db:String} AND table = 'messages' ORDER BY name", { db: old.database })).map((r) => r.name);
+  const messages = () => old.query<{ id: string; content: string }>('SELECT message_id AS id, content FROM {{db}}.messages FINAL ORDER BY id');
+  try {
+    await migrate(old, { before: 170 });
+    assert.equal(await indexes(), ['idx_content', 'idx_content_words']);
+    const rows = ['The zebra crossed the road', 'Refunds take five days', 'zebra stripes again'].map((content, i) => ({
+      tenant_id: 't',
+      conversation_id: 'c1',
+      message_id: `m${i}`,
+      ts: `2026-01-01T00:00:0${i}Z`,
+      role: 'user',
+      content,
+    }));
+    await old.insert('messages', rows);
+    const before = await messages();
+
+    assert.equal((await migrate(old)).applied, ['0170_drop_content_ngram_index']);
+    assert.equal(await indexes(), ['idx_content_words']);
+    assert.equal(await messages(), before);
+    const hits = await old.query<{ id: string }>("SELECT message_id AS id FROM {{db}}.messages WHERE hasAllTokens(lowerUTF8(content), ['zebra']) ORDER BY id");
+    assert.equal(hits.map((r) => r.id), ['m0', 'm2']);
+    // re-applied on a table without the index, the statement changes nothing
+    for (const s of loadMigrations().find((m) => m.version === 170)!.statements) await old.command(s);
+    assert.equal(await indexes(), ['idx_content_words']);
+  } finally {
+    await old.command('DROP DATABASE IF EXISTS {{db}}');
+  }
+});
+
 test('64-bit integers come back as strings (exact) on the embedded connection', async () => {
   const [row] = await store.query<{ big: string; small: string }>('SELECT toUInt64(18446744073709551615) AS big, toUInt64(7) AS small');
   assert.is(row!.big, '18446744073709551615');
