@@ -7,6 +7,7 @@
  * engine's statements by shape (count, summed wall time), and the nats-server's traffic and CPU.
  *
  *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--threads] [--prof FILE]
+ *                            [--preload-seconds 20 --preload-rate 20000]   # a store with data (and its tenant jobs run) before the window
  *   BENCH_SYSTEM_ENV='{"ANALYZE_BATCH_INTERVAL_MS":"5000"}' node dist/bench/probe.js   # another setting
  *
  * Diagnostic only: the engine's statements are timed by wrapping the `chdb` session's methods in
@@ -27,6 +28,7 @@ import { drain, nextRounds } from './phases/edge.js';
 import { clockTicks, treeCpuSeconds } from './lib/cpu.js';
 import { sampleThreads, statementShape, threadTicks, ticksByGroup } from './lib/threads.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
+import { formatBacklogs, waitForIdle } from './lib/idle.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +38,8 @@ const { values } = parseArgs({
     statements: { type: 'string', default: '25' },
     threads: { type: 'boolean', default: false },
     prof: { type: 'string' },
+    'preload-seconds': { type: 'string', default: '0' },
+    'preload-rate': { type: 'string', default: '20000' },
   },
 });
 const rate = Number(values.rate);
@@ -82,6 +86,18 @@ const clkTck = clockTicks();
 try {
   // the system's own start-up work (migrations, first compilations) settles before the window
   await new Promise((r) => setTimeout(r, 3000));
+  const preloadS = Number(values['preload-seconds']);
+  if (preloadS > 0) {
+    // data in the store and its background work done, as the bench's phases before the end-to-end ramp leave it
+    const pre = await loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: preloadS * 1000, eventsPerSecond: Number(values['preload-rate']), roundBase: nextRounds() });
+    const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: 120_000 });
+    log(`preloaded ${pre.okEvents} events in ${preloadS} s; idle after ${idle.waited_ms} ms (${formatBacklogs(idle.after)})`);
+    // as the bench does before its end-to-end ramp: the tenant jobs' first runs over the preloaded data
+    const t0 = performance.now();
+    await sys.runJobs();
+    log(`tenant jobs run in ${Math.round(performance.now() - t0)} ms`);
+    await waitForIdle(() => sys.backlogs(), { timeoutMs: 120_000 });
+  }
   const gcs = new Map<string, { n: number; ms: number }>();
   const gcKind: Record<number, string> = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8: 'weak callbacks', 16: 'minor mark-sweep' };
   const observer = new PerformanceObserver((list) => {

@@ -51,7 +51,10 @@ const QUEUE_PER_THREAD = 64;
 const TASKS_PER_THREAD = 16;
 
 /** Starts the stream role: consumers of INGEST and ANALYZE, the sink, scheduled jobs. */
-export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promise<RoleHandle & { resume(): void }> {
+/** The stream role's handle: `runJobs` runs every tenant job's due work now (a tick of the scheduler) and resolves when it is done. */
+export type StreamHandle = RoleHandle & { resume(): void; runJobs(): Promise<void> };
+
+export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promise<StreamHandle> {
   const log = rt.log.child({ role: 'stream' });
   const cfg = rt.config.stream;
   const metrics = streamMetrics(rt.metrics);
@@ -176,6 +179,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     resume() {
       store ??= startStore();
     },
+    runJobs: () => scheduler.tick(),
     async close() {
       if (closed) return;
       closed = true;

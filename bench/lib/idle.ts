@@ -15,6 +15,11 @@ export interface Backlogs {
 
 export interface IdleWait {
   idle: boolean;
+  /**
+   * The tenant jobs' due work (problems, taxonomy, rollups), run to completion once the backlogs
+   * were empty, before the idle wait went on: wall time and the bench process's CPU.
+   */
+  jobs?: { ms: number; cpu_s: number };
   waited_ms: number;
   polls: number;
   before: Backlogs;

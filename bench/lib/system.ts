@@ -9,6 +9,7 @@ import { startSystem, type System } from '../../cli/system.js';
 import { tenantName } from '../workload/conversation.js';
 import { CONSUMERS } from '../../schemas/subjects.js';
 import type { Backlogs } from './idle.js';
+import type { StreamHandle } from '../../stream/main.js';
 
 export interface BenchSystem {
   system: System;
@@ -25,6 +26,8 @@ export interface BenchSystem {
   backlog(): Promise<{ pending: number; ackPending: number; delivered: number } | undefined>;
   /** INGEST and ANALYZE backlogs and running ClickHouse merges (what `waitForIdle` polls). */
   backlogs(): Promise<Backlogs>;
+  /** Runs the stream role's tenant jobs now (one scheduler tick) and waits for them. */
+  runJobs(): Promise<void>;
 }
 
 export interface BenchBase {
@@ -86,6 +89,10 @@ export async function startBenchSystem(opts: { tenants: number; env?: Record<str
       } catch {
         return undefined;
       }
+    },
+    async runJobs() {
+      const stream = system.roles.find((r) => r.name === 'stream') as Partial<StreamHandle> | undefined;
+      await stream?.runJobs?.();
     },
     async backlogs() {
       const open = async (c: { stream: string; durable: string }) => {

@@ -4,7 +4,7 @@ import { formatBacklogs, type IdleWait } from '../lib/idle.js';
 
 /** Whether a phase started on an idle system, after how long, and what was left before it. */
 const idleText = (w: IdleWait) =>
-  `${w.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(w.waited_ms)} ms; before: ${formatBacklogs(w.before)})`;
+  `${w.idle ? 'on an idle system' : 'BEFORE the system was idle'} (waited ${fmtNum(w.waited_ms)} ms; before: ${formatBacklogs(w.before)}${w.jobs ? `; tenant jobs run first: ${fmtNum(w.jobs.ms)} ms, ${w.jobs.cpu_s} CPU-s` : ''})`;
 
 const na = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? 'n/a' : fmtNum(v));
 

@@ -133,6 +133,9 @@ test('report says whether the end-to-end, freshness and query phases started on 
   // and the end-to-end phase of its first step
   r.e2e = { ...r.e2e!, start_idle: { idle: true, waited_ms: 12_000, polls: 40, before: { ingest: 0, analyze: 1500, merges: 3 }, after: idle } };
   assert.ok(formatReport(r).includes('started on an idle system (waited 12,000 ms; before: INGEST 0, ANALYZE 1500, merges 3)'));
+  // with the tenant jobs' due work run before it, and what that cost
+  r.e2e.start_idle = { ...r.e2e.start_idle!, jobs: { ms: 15_232, cpu_s: 19.3 } };
+  assert.ok(formatReport(r).includes('merges 3; tenant jobs run first: 15,232 ms, 19.3 CPU-s)'));
 });
 
 test('options: defaults, quick, errors', () => {
