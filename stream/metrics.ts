@@ -30,10 +30,13 @@ export interface StreamMetrics {
   toolRollupGroups: Counter;
   toolRollupPassSeconds: Gauge;
   leaseRuns: Counter;
+  leaseRunSeconds: Histogram;
 }
 
 const SIZE_BUCKETS = [1, 5, 10, 50, 100, 500, 1000, 5000, 10_000, 50_000];
 const FRESHNESS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** A tenant job's pass: milliseconds when it has nothing to do, minutes for a large tenant's first problems run. */
+const JOB_BUCKETS = [0.01, 0.05, 0.25, 1, 5, 15, 60, 300, 900];
 
 const cache = new WeakMap<Metrics, StreamMetrics>();
 
@@ -69,6 +72,7 @@ export function streamMetrics(m: Metrics): StreamMetrics {
     toolRollupGroups: m.counter('stream_tool_rollup_groups_total', '(tenant, tool, day) groups of the tool-failure rollup recomputed'),
     toolRollupPassSeconds: m.gauge('stream_tool_rollup_pass_seconds', 'Duration of the last tool-failure rollup pass (the next waits at least 4 times as long)'),
     leaseRuns: m.counter('stream_tenant_job_runs_total', 'Scheduled tenant-wide job runs under the lease, by job and outcome'),
+    leaseRunSeconds: m.histogram('stream_tenant_job_run_seconds', 'Wall time of each tenant-wide job run under the lease (a pass with nothing to do included), by job', JOB_BUCKETS),
   };
   cache.set(m, s);
   return s;

@@ -72,6 +72,7 @@ export function startScheduler(opts: SchedulerOptions): { stop(): Promise<void>;
   const runOne = async (kv: KV, job: TenantJob, tenant?: string) => {
     const key = tenant === undefined ? `job.${job.name}` : `job.${job.name}.${tenant}`;
     const labels = { job: job.name };
+    const started = performance.now();
     try {
       const out = await withLease(
         kv,
@@ -81,7 +82,10 @@ export function startScheduler(opts: SchedulerOptions): { stop(): Promise<void>;
         (signal) => job.run({ ...opts.ctx, signal: AbortSignal.any([signal, stopping.signal]) }, tenant),
         (what, err) => opts.ctx.log.warn({ err, job: job.name, tenant, what }, 'job lease trouble'),
       );
-      if (out.ran) opts.metrics.leaseRuns.inc({ ...labels, outcome: 'ok' });
+      if (out.ran) {
+        opts.metrics.leaseRuns.inc({ ...labels, outcome: 'ok' });
+        opts.metrics.leaseRunSeconds.observe(labels, (performance.now() - started) / 1000);
+      }
     } catch (err) {
       if (stopping.signal.aborted) {
         // the role is stopping: the job was told to give up, it did not fail (its next run resumes it)
@@ -90,6 +94,7 @@ export function startScheduler(opts: SchedulerOptions): { stop(): Promise<void>;
         return;
       }
       opts.metrics.leaseRuns.inc({ ...labels, outcome: 'error' });
+      opts.metrics.leaseRunSeconds.observe(labels, (performance.now() - started) / 1000);
       opts.ctx.log.warn({ err, job: job.name, tenant }, 'leased job failed');
     }
   };

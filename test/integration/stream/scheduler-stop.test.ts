@@ -1,7 +1,8 @@
 /**
  * The leased-job scheduler against a real nats-server (its leases are KV entries): a job still
  * running when the role stops is told to give up, and that is reported as stopped — not as a
- * failed job with a warning and an error count.
+ * failed job with a warning and an error count; a tick run on demand (`tick`) waits for its jobs,
+ * and each run's wall time is in the metrics.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -55,6 +56,42 @@ test('a job running when the role stops is reported as stopped, not as failed', 
   assert.not.match(text, /outcome="error"/);
   assert.equal(lines.filter((l) => l.level >= 40).map((l) => l.msg), [], 'no warning or error logged');
   assert.ok(lines.some((l) => l.msg === 'leased job stopped: the role is stopping'));
+});
+
+test('a tick on demand runs every job to its end, and the duration of each run is measured', async () => {
+  const bus = suite.bus();
+  const registry = createMetrics();
+  const ran: string[] = [];
+  const job = (name: string, ms: number): TenantJob => ({
+    name,
+    version: 1,
+    scope: 'global',
+    run: async () => {
+      await new Promise((r) => setTimeout(r, ms));
+      ran.push(name);
+    },
+  });
+  const scheduler = startScheduler({
+    kv: bus.kv(KV_BUCKETS.leases.name),
+    jobs: [job('quick-job', 5), job('slow-job', 300)],
+    ctx: { store: {} as Store, js: bus.js, jsm: bus.jsm, log: createLogger('warn', {}, new Writable({ write: (_c, _e, done) => done() })), intervalMs: 60_000, debounceMs: 0 },
+    holder: 'test-holder-2',
+    metrics: streamMetrics(registry),
+    // no timer tick within the test: only the one asked for
+    firstTickMs: 60_000,
+  });
+  try {
+    await scheduler.tick();
+    assert.equal(ran, ['quick-job', 'slow-job'], 'both jobs ran before tick() resolved');
+    const text = await registry.render();
+    assert.match(text, /stream_tenant_job_run_seconds_count\{job="slow-job"\} 1/);
+    assert.match(text, /stream_tenant_job_run_seconds_count\{job="quick-job"\} 1/);
+    // the slow job's run is in a bucket of at least 0.25 s, not in the 0.05 s one
+    assert.match(text, /stream_tenant_job_run_seconds_bucket\{job="slow-job",le="0.05"\} 0/);
+    assert.match(text, /stream_tenant_job_run_seconds_bucket\{job="slow-job",le="1"\} 1/);
+  } finally {
+    await scheduler.stop();
+  }
 });
 
 test.run();
