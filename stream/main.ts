@@ -50,10 +50,10 @@ const QUEUE_PER_THREAD = 64;
  */
 const TASKS_PER_THREAD = 16;
 
-/** Starts the stream role: consumers of INGEST and ANALYZE, the sink, scheduled jobs. */
 /** The stream role's handle: `runJobs` runs every tenant job's due work now (a tick of the scheduler) and resolves when it is done. */
 export type StreamHandle = RoleHandle & { resume(): void; runJobs(): Promise<void> };
 
+/** Starts the stream role: consumers of INGEST and ANALYZE, the sink, scheduled jobs. */
 export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promise<StreamHandle> {
   const log = rt.log.child({ role: 'stream' });
   const cfg = rt.config.stream;
