@@ -21,6 +21,7 @@ import { granularityOf } from '../core/table-rebuild.js';
 import { loadWorkChunks, type ConversationKey } from '../stream/analyze/loader.js';
 import { DEFAULT_CONVERSATION_OPTIONS, conversations } from './workload/conversation.js';
 import { conversationRows } from './workload/rows.js';
+import { createRng } from './workload/rng.js';
 
 const { values } = parseArgs({
   options: {
@@ -70,11 +71,10 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-let seed = 7;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rng = createRng(7);
 const results: Record<string, { wall: number[]; cpu: number[]; planned: number[] }> = { 8192: { wall: [], cpu: [], planned: [] }, 1024: { wall: [], cpu: [], planned: [] } };
 for (let round = 0; round < Number(values.rounds); round++) {
-  const keys: ConversationKey[] = Array.from({ length: Number(values.batch) }, () => all[Math.floor(random() * all.length)]!).map((r) => ({ tenantId: r.t, conversationId: r.c }));
+  const keys: ConversationKey[] = Array.from({ length: Number(values.batch) }, () => rng.pick(all)).map((r) => ({ tenantId: r.t, conversationId: r.c }));
   const order = round % 2 ? (['1024', '8192'] as const) : (['8192', '1024'] as const);
   for (const g of order) {
     const store = stores[g];

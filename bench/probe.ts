@@ -25,10 +25,10 @@ import { buildPool } from './lib/pool.js';
 import { loadInWorker } from './lib/load.js';
 import { prepareBench, startBenchSystem } from './lib/system.js';
 import { drain, nextRounds } from './phases/edge.js';
-import { clockTicks, treeCpuSeconds } from './lib/cpu.js';
+import { clockTicks, processCpuSeconds, treeCpuSeconds } from './lib/cpu.js';
 import { sampleThreads, statementShape, threadTicks, ticksByGroup } from './lib/threads.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
-import { formatBacklogs, waitForIdle } from './lib/idle.js';
+import { formatBacklogs, waitForIdleWithJobs } from './lib/idle.js';
 
 const { values } = parseArgs({
   options: {
@@ -90,13 +90,9 @@ try {
   if (preloadS > 0) {
     // data in the store and its background work done, as the bench's phases before the end-to-end ramp leave it
     const pre = await loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: preloadS * 1000, eventsPerSecond: Number(values['preload-rate']), roundBase: nextRounds() });
-    const idle = await waitForIdle(() => sys.backlogs(), { timeoutMs: 120_000 });
-    log(`preloaded ${pre.okEvents} events in ${preloadS} s; idle after ${idle.waited_ms} ms (${formatBacklogs(idle.after)})`);
     // as the bench does before its end-to-end ramp: the tenant jobs' first runs over the preloaded data
-    const t0 = performance.now();
-    await sys.runJobs();
-    log(`tenant jobs run in ${Math.round(performance.now() - t0)} ms`);
-    await waitForIdle(() => sys.backlogs(), { timeoutMs: 120_000 });
+    const idle = await waitForIdleWithJobs(() => sys.backlogs(), () => sys.runJobs(), () => processCpuSeconds(), { timeoutMs: 120_000 });
+    log(`preloaded ${pre.okEvents} events in ${preloadS} s; tenant jobs run in ${idle.jobs!.ms} ms (${idle.jobs!.cpu_s} CPU-s); idle after ${idle.waited_ms} ms (${formatBacklogs(idle.after)})`);
   }
   const gcs = new Map<string, { n: number; ms: number }>();
   const gcKind: Record<number, string> = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8: 'weak callbacks', 16: 'minor mark-sweep' };

@@ -23,7 +23,7 @@ import { loadConfig } from '../core/config.js';
 import { connect } from '@nats-io/transport-node';
 import { measureE2e, measureFreshness } from './phases/e2e.js';
 import { loadDataset, measureQueries } from './phases/query.js';
-import { formatBacklogs, waitForIdle } from './lib/idle.js';
+import { formatBacklogs, waitForIdle, waitForIdleWithJobs } from './lib/idle.js';
 import { processCpuSeconds } from './lib/cpu.js';
 import { measureMemory } from './phases/memory.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
@@ -129,18 +129,12 @@ async function run(o: BenchOptions): Promise<BenchResult> {
   let queryPaths: string[] = [];
   /** Waits for an idle system before a phase; says how long it took, and notes it when it was not. */
   const settle = async (phase: string, timeoutMs: number, opts: { jobs?: boolean } = {}) => {
-    let idle = await waitForIdle(() => sys.backlogs(), { timeoutMs });
-    if (opts.jobs) {
-      // the tenant jobs' due work (first problems and taxonomy runs over what the earlier phases
-      // stored) runs here, not at a random step of the measurement; their cost is reported
-      const t0 = performance.now();
-      const cpu0 = processCpuSeconds();
-      await sys.runJobs();
-      const jobs = { ms: Math.round(performance.now() - t0), cpu_s: Math.round((processCpuSeconds() - cpu0) * 10) / 10 };
-      log(`${phase}: tenant jobs run first in ${jobs.ms} ms (${jobs.cpu_s} CPU-s)`);
-      const again = await waitForIdle(() => sys.backlogs(), { timeoutMs });
-      idle = { ...again, waited_ms: idle.waited_ms + jobs.ms + again.waited_ms, before: idle.before, jobs };
-    }
+    // with `jobs`, the tenant jobs' due work (first problems and taxonomy runs over what the earlier
+    // phases stored) runs here, not at a random step of the measurement; its cost is reported
+    const idle = opts.jobs
+      ? await waitForIdleWithJobs(() => sys.backlogs(), () => sys.runJobs(), () => processCpuSeconds(), { timeoutMs })
+      : await waitForIdle(() => sys.backlogs(), { timeoutMs });
+    if (idle.jobs) log(`${phase}: tenant jobs run first in ${idle.jobs.ms} ms (${idle.jobs.cpu_s} CPU-s)`);
     log(`${phase}: ${idle.idle ? 'idle' : 'NOT idle'} after ${idle.waited_ms} ms (before: ${formatBacklogs(idle.before)}; now: ${formatBacklogs(idle.after)})`);
     if (!idle.idle) notes.push(`${phase} phase started before the system was idle (after ${idle.waited_ms} ms: ${formatBacklogs(idle.after)})`);
     return idle;

@@ -57,3 +57,19 @@ export async function waitForIdle(probe: () => Promise<Backlogs>, o: IdleOptions
   }
   return { idle: streak >= settle, waited_ms: Math.round(now() - t0), polls, before, after: last };
 }
+
+/**
+ * `waitForIdle`, then the tenant jobs' due work run to its end (`runJobs`), then `waitForIdle`
+ * again: a phase starts with the first runs over what earlier phases stored behind it, not inside
+ * it. The wait counts all three; `jobs` has the jobs' wall time and the CPU `cpuSeconds` saw.
+ */
+export async function waitForIdleWithJobs(probe: () => Promise<Backlogs>, runJobs: () => Promise<void>, cpuSeconds: () => number, o: IdleOptions): Promise<IdleWait> {
+  const first = await waitForIdle(probe, o);
+  const now = o.now ?? (() => performance.now());
+  const t0 = now();
+  const cpu0 = cpuSeconds();
+  await runJobs();
+  const jobs = { ms: Math.round(now() - t0), cpu_s: Math.round((cpuSeconds() - cpu0) * 10) / 10 };
+  const again = await waitForIdle(probe, o);
+  return { ...again, waited_ms: first.waited_ms + jobs.ms + again.waited_ms, before: first.before, jobs };
+}

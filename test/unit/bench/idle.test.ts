@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isIdle, waitForIdle, type Backlogs } from '../../../bench/lib/idle.js';
+import { isIdle, waitForIdle, waitForIdleWithJobs, type Backlogs } from '../../../bench/lib/idle.js';
 
 /** A fake clock and a scripted probe: each poll returns the next backlog (the last one repeats). */
 function script(seq: Backlogs[]) {
@@ -46,6 +46,25 @@ test('an already idle system waits only the settle polls', async () => {
   const r = await waitForIdle(s.probe, { timeoutMs: 1000, intervalMs: 50, settlePolls: 2, now: s.now, sleep: s.sleep });
   assert.ok(r.idle);
   assert.is(r.polls, 2);
+});
+
+test('with the jobs: idle, then the jobs run to their end, then idle again, all counted in the wait', async () => {
+  // backlogs drain, then the jobs leave merges behind, which drain too
+  const s = script([b(5), b(0), b(0), b(0), b(0, 0, 2), b(0), b(0), b(0)]);
+  let cpu = 10;
+  const calls: string[] = [];
+  const runJobs = async () => {
+    calls.push(`jobs after poll ${s.polls()}`);
+    await s.sleep(4000);
+    cpu += 6.25;
+  };
+  const r = await waitForIdleWithJobs(s.probe, runJobs, () => cpu, { timeoutMs: 60_000, intervalMs: 100, settlePolls: 3, now: s.now, sleep: s.sleep });
+  assert.equal(calls, ['jobs after poll 4'], 'the jobs start once the first wait is idle');
+  assert.ok(r.idle);
+  assert.equal(r.before, b(5), 'the backlogs before the first wait');
+  assert.equal(r.jobs, { ms: 4000, cpu_s: 6.3 });
+  // 300 ms, then the jobs' 4,000, then 300 ms again (the merges, then three idle polls)
+  assert.is(r.waited_ms, 4600);
 });
 
 test.run();
