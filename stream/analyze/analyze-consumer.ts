@@ -4,6 +4,9 @@
  * runner waits for the earliest due time, takes every job due by then (up to `maxBatch`), loads one
  * snapshot of each distinct conversation (a few reads for the whole batch, of every tenant), runs
  * every analyzer on them in the Piscina pool, and writes each analyzer's table (writer.ts).
+ * Batches overlap in a pipeline: a batch's conversations are read while the batch before it is
+ * analyzed; its users' memories, its analysis and its write follow that batch's write, and a
+ * conversation of the batch in flight waits for a later batch (docs/stream.md "Batches in a pipeline").
  * An analyzer that fails — in the worker or in its write — is recorded with its error in
  * `analysis_state` and retried on its own schedule (a retry job with backoff) while the others'
  * results stand; the batch's jobs are acked once the outcomes are recorded. Only a failure to load
@@ -15,12 +18,14 @@
  * them would be redone as the conversations keep changing (docs/stream.md "Analysis under load").
  * A job held longer than `heartbeatMs` sends progress heartbeats (../heartbeat.ts), so the
  * consumer's ack wait never redelivers a job that is only waiting. On stop, the batch running finishes and every
- * job still held is nakked with the delay left until it is due: redelivered, never dropped.
+ * job still held is nakked with the delay left until it is due, and a batch read but not analyzed at
+ * once: redelivered, never dropped.
  */
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
 import { createCategoryCache } from './categories.js';
-import { loadWorkChunks, type ConversationKey } from './loader.js';
+import { attachMemories, loadConversationChunks, type ConversationKey } from './loader.js';
+import type { LoadedChunk } from './work-items.js';
 import { nextVersion } from './version.js';
 import { writeAnalysis } from './writer.js';
 import { createToolRollupFlusher } from './tool-rollup-flusher.js';
@@ -91,8 +96,8 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   });
   const jobs = createHeldJobs<Held>({ maxDeferMs, notBefore: (key) => coverage.notBefore(key) });
   let runner: Promise<void> | undefined;
-  /** Jobs of the batch being analyzed. */
-  let batchNow: Held[] = [];
+  /** Jobs of the batches taken and not yet acked: the one analyzed and written, the next one loading. */
+  const inFlight = new Set<Held[]>();
   const signal = createRoomSignal();
   const alarm = createAlarm();
   const categories = createCategoryCache(opts.store);
@@ -115,7 +120,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   const heartbeat = startHeartbeats(
     function* () {
       for (const h of jobs.items()) yield h.m;
-      for (const h of batchNow) yield h.m;
+      for (const b of inFlight) for (const h of b) yield h.m;
     },
     opts.heartbeatMs,
     log,
@@ -177,7 +182,16 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
 
   /** Runs batches until nothing is held or the consumer stops. */
   const drain = async () => {
-    while (jobs.size > 0 && !stopping) {
+    /** The batch being analyzed and written while the next one loads (never rejects), and its conversations. */
+    let finishing: Promise<void> | undefined;
+    let finishingKeys: ReadonlySet<string> = new Set();
+    while (!stopping) {
+      if (jobs.size === 0) {
+        if (!finishing) break;
+        // a job arriving or the batch in flight being written ends this wait
+        await alarm.sleep(LAG_POLL_MS);
+        continue;
+      }
       const now = Date.now();
       // pacing: due conversations gather until the interval has passed or a full batch is due
       const gather = lastBatchMs + batchIntervalMs - now;
@@ -187,7 +201,8 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
         continue;
       }
       const lag = lagging();
-      const batch = jobs.take(now, lag, maxBatch);
+      // a conversation of the batch in flight waits for a load after that batch's write
+      const batch = jobs.take(now, lag, maxBatch, finishingKeys);
       const deferred = jobs.stats.deferredTotal;
       gauges(now);
       if (deferred > deferredSeen) {
@@ -195,20 +210,57 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
         deferredSeen = deferred;
       }
       if (batch.length === 0) {
-        const next = jobs.nextRunMs(lag) ?? now + LAG_POLL_MS;
-        // while lagging, look again soon: the lag may clear before the deferral bound
-        await alarm.sleep(Math.max(0, lag ? Math.min(next - now, LAG_POLL_MS) : next - now));
+        const next = (jobs.nextRunMs(lag) ?? now + LAG_POLL_MS) - now;
+        // while lagging, look again soon: the lag may clear before the deferral bound; while a
+        // batch is in flight, what is due may be its conversations: its end wakes this wait
+        const wait = finishing ? (next > 0 ? Math.min(next, LAG_POLL_MS) : LAG_POLL_MS) : lag ? Math.min(next, LAG_POLL_MS) : next;
+        await alarm.sleep(Math.max(0, wait));
         continue;
       }
-      batchNow = batch;
       lastBatchMs = now;
+      inFlight.add(batch);
       signal.wake();
-      await exclusive(() => runBatch(batch)).finally(() => (batchNow = []));
+      // this batch's reads overlap the analysis of the batch before it (on the analysis thread)
+      const prepared = await prepare(batch);
+      // its users' memories and its write come after that batch's write
+      await finishing;
+      if (!prepared) {
+        inFlight.delete(batch);
+        continue;
+      }
+      if (stopping) {
+        // loaded, not analyzed: redelivered at once to the next start or another replica
+        for (const h of prepared.batch) h.m.nak();
+        inFlight.delete(batch);
+        break;
+      }
+      const run = finish(prepared).finally(() => {
+        inFlight.delete(batch);
+        if (finishing === run) {
+          finishing = undefined;
+          finishingKeys = new Set();
+        }
+        alarm.wakeBefore(-Infinity);
+        signal.wake();
+      });
+      finishing = run;
+      finishingKeys = new Set(prepared.keys.keys());
     }
+    await finishing;
     gauges(Date.now());
   };
 
-  const runBatch = async (all: Held[]) => {
+  /** A batch whose conversations are read; the users' memories and the write come after the batch before it. */
+  interface Prepared {
+    batch: Held[];
+    keys: Map<string, ConversationKey>;
+    loaded: LoadedChunk[];
+    loadStartMs: number;
+    loadSeconds: number;
+  }
+
+  /** Acks what an analysis already covered and reads the rest's conversations; undefined when nothing is left or the read failed (nakked). */
+  const prepare = async (all: Held[]): Promise<Prepared | undefined> => {
     // jobs whose change an analysis already saw (published before a snapshot since analyzed)
     const batch: Held[] = [];
     let covered = 0;
@@ -219,27 +271,47 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       } else batch.push(h);
     }
     if (covered) metrics.analyzeJobs.inc({ outcome: 'covered' }, covered);
-    if (batch.length === 0) return;
+    if (batch.length === 0) return undefined;
     const keys = new Map<string, ConversationKey>();
     for (const h of batch) keys.set(keyOf(h.job), { tenantId: h.job.tenant_id, conversationId: h.job.conversation_id });
-    const conversations = [...keys.values()];
-    metrics.analyzeBatch.observe({}, conversations.length);
+    metrics.analyzeBatch.observe({}, keys.size);
     const loadStartMs = Date.now();
+    const started = performance.now();
+    try {
+      const loaded = await exclusive(() => loadConversationChunks(opts.store, [...keys.values()]));
+      return { batch, keys, loaded, loadStartMs, loadSeconds: (performance.now() - started) / 1000 };
+    } catch (err) {
+      retryLater(batch, err, keys.size);
+      return undefined;
+    }
+  };
+
+  const retryLater = (batch: Held[], err: unknown, conversations: number) => {
+    log.warn({ err, conversations }, 'analysis failed: jobs will be redelivered');
+    metrics.analyzeJobs.inc({ outcome: 'retry' }, batch.length);
+    for (const h of batch) h.m.nak(backoffDelay(h.m.info.deliveryCount, 500, 10_000));
+  };
+
+  /** Reads the users' memories and known categories (after the batch before was written), analyzes, writes, acks. */
+  const finish = async ({ batch, keys, loaded, loadStartMs, loadSeconds }: Prepared): Promise<void> => {
+    const conversations = [...keys.values()];
     let phaseStart = performance.now();
-    const phase = (name: 'load' | 'work' | 'write') => {
+    const phase = (name: 'load' | 'work' | 'write', extraSeconds = 0) => {
       const now = performance.now();
-      metrics.analyzePhase.observe({ phase: name }, (now - phaseStart) / 1000);
+      metrics.analyzePhase.observe({ phase: name }, (now - phaseStart) / 1000 + extraSeconds);
       phaseStart = now;
     };
     try {
-      const loaded = await loadWorkChunks(opts.store, conversations);
-      const known = await categories.known(conversations.map((c) => c.tenantId));
-      phase('load');
+      const known = await exclusive(async () => {
+        await attachMemories(opts.store, loaded);
+        return categories.known(conversations.map((c) => c.tenantId));
+      });
+      phase('load', loadSeconds);
       const version = nextVersion();
       const out = await opts.work({ version, loaded, categories: known, maxAttempts: opts.maxDeliver });
       phase('work');
       const categoryRows = categories.rows(out.createdCategories);
-      const failures = await writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver, categoryRows });
+      const failures = await exclusive(() => writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver, categoryRows }));
       phase('write');
       if (!failures.some((f) => f.analyzer === 'tool-calls')) categories.add(out.createdCategories);
       if (out.toolGroups.length) rollup.poke();
@@ -263,9 +335,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs, sizes.get(k) ?? 0);
       metrics.analyzeJobs.inc({ outcome: 'ok' }, batch.length);
     } catch (err) {
-      log.warn({ err, conversations: conversations.length }, 'analysis failed: jobs will be redelivered');
-      metrics.analyzeJobs.inc({ outcome: 'retry' }, batch.length);
-      for (const h of batch) h.m.nak(backoffDelay(h.m.info.deliveryCount, 500, 10_000));
+      retryLater(batch, err, conversations.length);
     }
   };
 
@@ -274,8 +344,8 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     if (consumer) {
       await pullLoop({
         consumer,
-        // at most two batches held: the one running and the next one filling (or held)
-        room: () => 2 * maxBatch - jobs.size - batchNow.length,
+        // at most two batches held beside the ones in flight: the next one filling (or held)
+        room: () => 2 * maxBatch - jobs.size,
         signal,
         onMessage: accept,
         stopped: () => stopping,

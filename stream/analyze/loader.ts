@@ -23,9 +23,22 @@ export const LOAD_CHUNK = 500;
 
 /**
  * The reads of `keys`, in chunks of `LOAD_CHUNK`: the large ones as the engine's JSONEachRow text,
- * for the analysis thread to parse (work-items.ts `workItemsOf`).
+ * for the analysis thread to parse (work-items.ts `workItemsOf`), then the memory of the chunks' users.
  */
 export async function loadWorkChunks(store: Store, keys: readonly ConversationKey[]): Promise<LoadedChunk[]> {
+  const chunks = await loadConversationChunks(store, keys);
+  await attachMemories(store, chunks);
+  return chunks;
+}
+
+/**
+ * The five reads of every chunk of `keys`: what belongs to these conversations alone (their rows,
+ * aggregates, analyzer outcomes, rollup state). Each chunk's `memories` is left empty: a user's
+ * memory is shared with their other conversations, so it is read by `attachMemories` only when
+ * the analysis that needs it is about to run (analyze-consumer.ts reads a batch's conversations
+ * while the batch before it is analyzed and written).
+ */
+export async function loadConversationChunks(store: Store, keys: readonly ConversationKey[]): Promise<LoadedChunk[]> {
   const chunks: LoadedChunk[] = [];
   for (let i = 0; i < keys.length; i += LOAD_CHUNK) {
     const chunk = keys.slice(i, i + LOAD_CHUNK);
@@ -37,10 +50,14 @@ export async function loadWorkChunks(store: Store, keys: readonly ConversationKe
     const aggregates = await store.query<Keyed<AggregateIn>>(namedQuery('stream-analysis-rollup'), params);
     const states = await store.queryText(namedQuery('stream-analysis-state'), params);
     const toolState = await store.queryText(namedQuery('stream-tool-rollup-state'), params);
-    const memories = await loadMemories(store, aggregates);
-    chunks.push({ keys: chunk.map((k) => ({ tenantId: k.tenantId, conversationId: k.conversationId })), messages, calls, states, toolState, aggregates, memories });
+    chunks.push({ keys: chunk.map((k) => ({ tenantId: k.tenantId, conversationId: k.conversationId })), messages, calls, states, toolState, aggregates, memories: [] });
   }
   return chunks;
+}
+
+/** Reads the stored memory of each chunk's users (known from its aggregates) into its `memories`. */
+export async function attachMemories(store: Store, chunks: LoadedChunk[]): Promise<void> {
+  for (const chunk of chunks) chunk.memories = await loadMemories(store, chunk.aggregates);
 }
 
 /** The stored memory of the users of a chunk, by `tenant \0 user` (users without an id have none). */

@@ -1,0 +1,98 @@
+/**
+ * Analysis batches in a pipeline (docs/stream.md "Batches in a pipeline"): the next batch's
+ * conversations are read while the batch before it is analyzed, a conversation of the batch in
+ * flight waits for a load after that batch's write, and a user's memory is read only once the
+ * batch before has written it. Real nats-server and chDB; the stream role is started by the test,
+ * its analysis work wrapped to hold the first batch.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Config } from '../../../core/config.js';
+import type { Runtime } from '../../../core/runtime.js';
+import { startStream } from '../../../stream/main.js';
+import type { WorkRequest } from '../../../stream/analyze/work.js';
+import { batchOf, promptEvent, publishBatch } from '../../helpers/events.js';
+import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
+
+let ts: TestSystem;
+
+test.before(async () => {
+  ts = await startTestSystem({ roles: ['query'], env: { ANALYZE_DEBOUNCE_MS: '100', ANALYZE_BATCH_INTERVAL_MS: '0', JOB_INTERVAL_MS: '3600000' } });
+});
+test.after(async () => {
+  await ts?.stop({ withNats: true });
+});
+
+const rtWith = (stream: Partial<Config['stream']>): Runtime => {
+  const rt = ts.system.rt;
+  return Object.create(rt, { config: { value: { ...rt.config, stream: { ...rt.config.stream, ...stream } } } }) as Runtime;
+};
+const metric = (name: string, labels?: Record<string, string>) => ts.system.rt.metrics.value(name, labels);
+const idsOf = (input: WorkRequest) => input.loaded.flatMap((c) => c.keys.map((k) => k.conversationId));
+const memoriesOf = (input: WorkRequest) => input.loaded.flatMap((c) => c.memories.map(([, doc]) => doc));
+
+/** A user's turn stating a durable fact (world state keeps it in the user's memory). */
+const publishTurn = (conv: string, text: string, atMs: number) =>
+  publishBatch(ts.system.rt.bus.js, batchOf([promptEvent(conv, text, atMs, { user_id: 'pipeline-user' })]));
+
+/** The message count each analyzed conversation's rollup holds. */
+async function analyzedCounts(ids: string[]): Promise<Record<string, number>> {
+  const rows = await ts.system.rt.store.query<{ c: string; n: string }>(
+    `SELECT conversation_id AS c, toString(message_count) AS n FROM {{db}}.conversations FINAL WHERE tenant_id = 'default' AND conversation_id IN {ids:Array(String)}`,
+    { ids },
+  );
+  return Object.fromEntries(rows.map((r) => [r.c, Number(r.n)]));
+}
+
+test('the next batch loads while one is analyzed; a conversation in flight waits; memory is read after the write before', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const inputs: WorkRequest[] = [];
+  const batchesBefore = metric('stream_analyze_batch_conversations');
+  const stream = await startStream(rtWith({}), {
+    wrapWork: (work) => async (input) => {
+      inputs.push(input);
+      // the first batch stays on the analysis thread until the test lets it go
+      if (inputs.length === 1) await gate;
+      return work(input);
+    },
+  });
+  try {
+    const t0 = Date.UTC(2026, 10, 1);
+    await publishTurn('pipe-a', 'hello, my email is ana.pipeline@example.com and I need the tests fixed', t0);
+    assert.ok(await eventually(async () => inputs.length === 1, { timeoutMs: 15_000 }), 'the first batch reached the analysis thread');
+    assert.equal(idsOf(inputs[0]!), ['pipe-a']);
+
+    // while it is held: a new conversation of the same user, and a new message of the one in flight
+    await publishTurn('pipe-b', 'another question about the build, same person here', t0 + 60_000);
+    await publishTurn('pipe-a', 'and one more thing about the tests', t0 + 10_000);
+    const taken = await eventually(async () => metric('stream_analyze_batch_conversations') - batchesBefore >= 2, { timeoutMs: 15_000 });
+    assert.ok(taken, 'the second batch was taken (and its reads started) while the first one was still being analyzed');
+    assert.is(inputs.length, 1, 'it waits for the first batch to be written before its own analysis');
+
+    release();
+    const done = await eventually(
+      async () => {
+        const counts = await analyzedCounts(['pipe-a', 'pipe-b']);
+        return counts['pipe-a'] === 2 && counts['pipe-b'] === 1 ? counts : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    assert.ok(done, `both conversations analyzed with their final content: ${JSON.stringify(await analyzedCounts(['pipe-a', 'pipe-b']))}`);
+
+    assert.equal(idsOf(inputs[1]!), ['pipe-b'], 'the batch loaded during the first one left out the conversation in flight');
+    assert.ok(
+      inputs.slice(2).some((i) => idsOf(i).includes('pipe-a')),
+      'the conversation in flight was analyzed again in a later batch',
+    );
+    assert.ok(
+      memoriesOf(inputs[1]!).some((doc) => doc.includes('ana.pipeline@example.com')),
+      `the second batch started from the memory the first one wrote: ${JSON.stringify(memoriesOf(inputs[1]!))}`,
+    );
+  } finally {
+    release();
+    await stream.close();
+  }
+});
+
+test.run();
