@@ -67,6 +67,8 @@ export interface Config {
     /** Deliveries before a message goes to the dead-letter stream. */
     readonly maxDeliver: number;
     readonly workerThreads: number;
+    /** Threads analyzing a batch at once: its tenants are split between them (ANALYSIS_THREADS). */
+    readonly analysisThreads: number;
     /** How long the decoder waits for more messages before a task leaves with fewer than a full group (0: end of the turn). */
     readonly decodeGatherMs: number;
     /** Ack wait of the `store` consumer; held messages are kept alive by heartbeats every third of it. */
@@ -144,7 +146,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },
   { name: 'SINK_QUIET_MS', default: '50', description: 'Insert a table batch once no message arrived for this long (or 4 usual gaps, if longer), whatever its age (0: off)' },
   { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered' },
-  { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads decoding INGEST messages in the stream role (analysis batches run on one thread of their own)' },
+  { name: 'STREAM_WORKER_THREADS', default: '1', description: 'Piscina worker threads decoding INGEST messages in the stream role (analysis batches run on threads of their own, ANALYSIS_THREADS)' },
+  { name: 'ANALYSIS_THREADS', default: '1', description: 'Threads (nice 19) analyzing each batch at once in the stream role: a batch\'s tenants are split between them; a batch of one tenant runs on one' },
   { name: 'STREAM_DECODE_GATHER_MS', default: '5', description: 'Longest wait for more INGEST messages before a decode task leaves with fewer than 32 (0: at the end of the event-loop turn)' },
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
@@ -254,6 +257,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       quietMs: int('SINK_QUIET_MS', 50, 0, 600_000),
       maxDeliver: int('STREAM_MAX_DELIVER', 5, 1, 1000),
       workerThreads: int('STREAM_WORKER_THREADS', 1, 1, 64),
+      analysisThreads: int('ANALYSIS_THREADS', 1, 1, 64),
       decodeGatherMs: int('STREAM_DECODE_GATHER_MS', 5, 0, 1000),
       ackWaitMs: int('STREAM_ACK_WAIT_MS', 3000, 1000, 3_600_000),
       analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),

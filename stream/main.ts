@@ -67,13 +67,14 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     concurrentTasksPerWorker: TASKS_PER_THREAD,
     idleTimeout: 60_000,
   });
-  // analysis batches run on a thread of their own: a batch's analyzers take up to seconds of CPU,
+  // analysis batches run on threads of their own: a batch's analyzers take up to seconds of CPU,
   // and in the decode pool every message arriving meanwhile waited behind them (docs/stream.md
-  // "Analysis work on its own thread"); the runner runs one batch at a time
+  // "Analysis work on its own thread"); the runner analyzes one batch at a time, its tenants split
+  // between the threads ("Analysis threads")
   const analysisPool = new Piscina({
     filename: new URL('./tasks/analyze.js', import.meta.url).href,
     minThreads: 1,
-    maxThreads: 1,
+    maxThreads: cfg.analysisThreads,
     idleTimeout: 60_000,
   });
   // messages the pool holds at once; a task carries the messages of one turn (decode-groups.ts)
@@ -133,6 +134,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     durable: CONSUMERS.analyze.durable,
     store: opts.wrapAnalysisStore ? opts.wrapAnalysisStore(rt.store) : rt.store,
     work: opts.wrapWork ? opts.wrapWork(poolWork) : poolWork,
+    threads: cfg.analysisThreads,
     maxDeliver: cfg.maxDeliver,
     // analyses wait while the store path lags (docs/stream.md "Analysis under load")
     lagMs: (opts.wrapLag ?? ((f) => f))(() => store?.backlog().lagMs ?? 0),

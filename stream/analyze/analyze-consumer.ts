@@ -24,7 +24,8 @@
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
 import { createCategoryCache } from './categories.js';
-import { attachMemories, loadConversationChunks, type ConversationKey } from './loader.js';
+import { attachMemories, loadConversationChunks, tenantGroups, type ConversationKey } from './loader.js';
+import { mergeWorkOutputs } from './work-bytes.js';
 import type { LoadedChunk } from './work-items.js';
 import { nextVersion } from './version.js';
 import { writeAnalysis } from './writer.js';
@@ -46,6 +47,8 @@ export interface AnalyzeConsumerOptions {
   store: Store;
   /** Runs the CPU part of a batch (the Piscina pool; work.ts). */
   work(input: WorkRequest): Promise<WorkOutput>;
+  /** Threads of that pool: a batch's tenants are split into this many parts analyzed at once. Default 1. */
+  threads?: number;
   maxDeliver: number;
   /** Time transient write errors are retried before the analyzer is retried later. Default 10 s. */
   writeRetryMs?: number;
@@ -202,7 +205,8 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       }
       const lag = lagging();
       // a conversation of the batch in flight waits for a load after that batch's write
-      const batch = jobs.take(now, lag, maxBatch, finishingKeys);
+      const busy = finishingKeys;
+      const batch = jobs.take(now, lag, maxBatch, (k) => !busy.has(k));
       const deferred = jobs.stats.deferredTotal;
       gauges(now);
       if (deferred > deferredSeen) {
@@ -221,9 +225,17 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       inFlight.add(batch);
       signal.wake();
       // this batch's reads overlap the analysis of the batch before it (on the analysis thread)
-      const prepared = await prepare(batch);
+      let prepared = await prepare(batch);
       // its users' memories and its write come after that batch's write
       await finishing;
+      // what changed meanwhile in the conversations of that batch joins this one (read now): a
+      // conversation that keeps changing is analyzed in every batch, as it would be one at a time
+      const room = maxBatch - (prepared?.keys.size ?? 0);
+      const more = busy.size && room > 0 && !stopping ? jobs.take(Date.now(), lagging(), room, (k) => busy.has(k)) : [];
+      if (more.length) {
+        batch.push(...more);
+        prepared = await prepare(more, prepared);
+      }
       if (!prepared) {
         inFlight.delete(batch);
         continue;
@@ -254,13 +266,18 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   interface Prepared {
     batch: Held[];
     keys: Map<string, ConversationKey>;
-    loaded: LoadedChunk[];
+    /** The reads of each part of the batch (whole tenants), analyzed on threads at once. */
+    parts: LoadedChunk[][];
     loadStartMs: number;
     loadSeconds: number;
   }
 
-  /** Acks what an analysis already covered and reads the rest's conversations; undefined when nothing is left or the read failed (nakked). */
-  const prepare = async (all: Held[]): Promise<Prepared | undefined> => {
+  /**
+   * Acks what an analysis already covered and reads the rest's conversations; undefined when nothing
+   * is left or the read failed (nakked). With `into`, the jobs join that batch (each conversation in
+   * the part of its tenant) and it is returned, whatever becomes of them.
+   */
+  const prepare = async (all: Held[], into?: Prepared): Promise<Prepared | undefined> => {
     // jobs whose change an analysis already saw (published before a snapshot since analyzed)
     const batch: Held[] = [];
     let covered = 0;
@@ -271,19 +288,51 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       } else batch.push(h);
     }
     if (covered) metrics.analyzeJobs.inc({ outcome: 'covered' }, covered);
-    if (batch.length === 0) return undefined;
+    if (batch.length === 0) return into;
     const keys = new Map<string, ConversationKey>();
     for (const h of batch) keys.set(keyOf(h.job), { tenantId: h.job.tenant_id, conversationId: h.job.conversation_id });
-    metrics.analyzeBatch.observe({}, keys.size);
+    if (!into) metrics.analyzeBatch.observe({}, keys.size);
     const loadStartMs = Date.now();
     const started = performance.now();
     try {
-      const loaded = await exclusive(() => loadConversationChunks(opts.store, [...keys.values()]));
-      return { batch, keys, loaded, loadStartMs, loadSeconds: (performance.now() - started) / 1000 };
+      const groups = into ? joinGroups(into, [...keys.values()]) : tenantGroups([...keys.values()], opts.threads ?? 1);
+      const parts = await exclusive(async () => {
+        const out: LoadedChunk[][] = [];
+        for (const g of groups) out.push(await loadConversationChunks(opts.store, g));
+        return out;
+      });
+      const loadSeconds = (performance.now() - started) / 1000;
+      if (!into) return { batch, keys, parts, loadStartMs, loadSeconds };
+      // the earlier load time stands for all: coverage may then analyze once more, never skip a change
+      into.batch.push(...batch);
+      for (const [k, v] of keys) into.keys.set(k, v);
+      parts.forEach((chunks, i) => into.parts[i]!.push(...chunks));
+      into.loadSeconds += loadSeconds;
+      return into;
     } catch (err) {
       retryLater(batch, err, keys.size);
-      return undefined;
+      return into;
     }
+  };
+
+  /** `keys` by the part of `into` that holds their tenant (a new tenant: the smallest part), one list per part. */
+  const joinGroups = (into: Prepared, keys: ConversationKey[]): ConversationKey[][] => {
+    const partOf = new Map<string, number>();
+    into.parts.forEach((chunks, i) => {
+      for (const c of chunks) for (const k of c.keys) partOf.set(k.tenantId, i);
+    });
+    const sizes = into.parts.map((chunks) => chunks.reduce((n, c) => n + c.keys.length, 0));
+    const groups: ConversationKey[][] = into.parts.map(() => []);
+    for (const k of keys) {
+      let i = partOf.get(k.tenantId);
+      if (i === undefined) {
+        i = sizes.indexOf(Math.min(...sizes));
+        partOf.set(k.tenantId, i);
+      }
+      sizes[i]!++;
+      groups[i]!.push(k);
+    }
+    return groups;
   };
 
   const retryLater = (batch: Held[], err: unknown, conversations: number) => {
@@ -293,7 +342,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   };
 
   /** Reads the users' memories and known categories (after the batch before was written), analyzes, writes, acks. */
-  const finish = async ({ batch, keys, loaded, loadStartMs, loadSeconds }: Prepared): Promise<void> => {
+  const finish = async ({ batch, keys, parts, loadStartMs, loadSeconds }: Prepared): Promise<void> => {
     const conversations = [...keys.values()];
     let phaseStart = performance.now();
     const phase = (name: 'load' | 'work' | 'write', extraSeconds = 0) => {
@@ -303,12 +352,13 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     };
     try {
       const known = await exclusive(async () => {
-        await attachMemories(opts.store, loaded);
+        await attachMemories(opts.store, parts.flat());
         return categories.known(conversations.map((c) => c.tenantId));
       });
       phase('load', loadSeconds);
       const version = nextVersion();
-      const out = await opts.work({ version, loaded, categories: known, maxAttempts: opts.maxDeliver });
+      // every part on a thread of its own; one write for the batch
+      const out = mergeWorkOutputs(await Promise.all(parts.map((loaded) => opts.work({ version, loaded, categories: known, maxAttempts: opts.maxDeliver }))));
       phase('work');
       const categoryRows = categories.rows(out.createdCategories);
       const failures = await exclusive(() => writeAnalysis(out, { store: opts.store, log, version, retryDeadlineMs: opts.writeRetryMs ?? 10_000, maxAttempts: opts.maxDeliver, categoryRows }));

@@ -28,11 +28,11 @@ export interface HeldJobs<T> {
   /**
    * The jobs to run now, earliest due first: due ones, or while `lagging` only those past their
    * deferral bound; at most `maxKeys` conversations, each with all its due jobs. Due jobs left
-   * behind because of the lag count as deferred (once each). Conversations in `busy` (being
-   * analyzed now) are not taken: their jobs stay held, for a batch that loads after that analysis
-   * is written.
+   * behind because of the lag count as deferred (once each). Only conversations `eligible` are
+   * taken (all when it is not given): the others' jobs stay held, e.g. those of conversations being
+   * analyzed now, for a batch that loads after that analysis is written.
    */
-  take(nowMs: number, lagging: boolean, maxKeys: number, busy?: ReadonlySet<string>): T[];
+  take(nowMs: number, lagging: boolean, maxKeys: number, eligible?: (key: string) => boolean): T[];
   /** When `take` would return a job next, should the lag stay as it is; undefined when nothing is held. */
   nextRunMs(lagging: boolean): number | undefined;
   /** Due jobs held now (deferred, or not yet taken). */
@@ -90,8 +90,8 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
     get size() {
       return entries.length;
     },
-    take(nowMs, lagging, maxKeys, busy) {
-      const runnable = entries.filter((e) => runnableAt(e, lagging) <= nowMs && !busy?.has(e.key)).sort((a, b) => a.sinceMs - b.sinceMs);
+    take(nowMs, lagging, maxKeys, eligible) {
+      const runnable = entries.filter((e) => runnableAt(e, lagging) <= nowMs && (!eligible || eligible(e.key))).sort((a, b) => a.sinceMs - b.sinceMs);
       const keys = new Set<string>();
       for (const e of runnable) {
         if (keys.size >= maxKeys) break;

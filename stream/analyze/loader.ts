@@ -68,3 +68,28 @@ async function loadMemories(store: Store, aggregates: ReadonlyArray<{ tenant_id:
   const rows = await store.query<MemoryRowIn & { tenant_id: string; user_id: string }>(namedQuery('stream-analysis-user-memory'), { users: [...users.values()].map((u) => new TupleParam(u)) });
   return rows.map((r) => [`${r.tenant_id}\u0000${r.user_id}`, r.doc]);
 }
+
+/**
+ * A batch's conversations in at most `parts` groups of whole tenants, for analysis threads working
+ * at once (a tenant's failure categories and its users' memories are built in one place): tenants
+ * by size, largest first, each to the smallest group so far (ties: the earlier group); each group
+ * keeps the batch's order. One tenant, or one part, is one group.
+ */
+export function tenantGroups(keys: readonly ConversationKey[], parts: number): ConversationKey[][] {
+  const byTenant = new Map<string, number>();
+  for (const k of keys) byTenant.set(k.tenantId, (byTenant.get(k.tenantId) ?? 0) + 1);
+  const n = Math.max(1, Math.min(Math.floor(parts), byTenant.size));
+  if (n === 1) return keys.length ? [[...keys]] : [];
+  const sizes = new Array<number>(n).fill(0);
+  const groupOf = new Map<string, number>();
+  const tenants = [...byTenant].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  for (const [tenant, count] of tenants) {
+    let g = 0;
+    for (let i = 1; i < n; i++) if (sizes[i]! < sizes[g]!) g = i;
+    groupOf.set(tenant, g);
+    sizes[g]! += count;
+  }
+  const groups: ConversationKey[][] = Array.from({ length: n }, () => []);
+  for (const k of keys) groups[groupOf.get(k.tenantId)!]!.push(k);
+  return groups;
+}

@@ -102,3 +102,53 @@ export function encodeWorkOutput(out: WorkOutput, version: number, maxAttempts?:
   }
   return buffers;
 }
+
+const sameColumns = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((c, i) => c === b[i]);
+
+/** One table of JSONCompactEachRow lines from parts with the same columns: their bodies one after another. */
+function concatTables(parts: readonly EncodedTable[]): EncodedTable {
+  if (parts.length === 1) return parts[0]!;
+  const body = new Uint8Array(parts.reduce((n, p) => n + p.body.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    body.set(p.body, at);
+    at += p.body.byteLength;
+  }
+  return { columns: parts[0]!.columns, body };
+}
+
+/**
+ * The outputs of one batch analyzed in parts on several threads (the parts hold distinct tenants,
+ * analysis-consumer.ts), as one output for one write: each table's rows and bytes together
+ * (parts whose columns differ from the first are kept beside it in `encodedMore`), the outcomes,
+ * rollup plans and categories of every part. The `analysis_state` bytes are kept when every part
+ * made them for the same version and attempt limit; otherwise the writer builds those rows.
+ */
+export function mergeWorkOutputs(outs: readonly WorkOutput[]): WorkOutput {
+  if (outs.length === 1) return outs[0]!;
+  const merged: WorkOutput = { tables: {}, toolGroups: [], toolState: [], items: [], createdCategories: {} };
+  const encodedParts: Record<string, EncodedTable[]> = {};
+  for (const out of outs) {
+    for (const [table, rows] of Object.entries(out.tables)) (merged.tables[table] ??= []).push(...rows);
+    merged.toolGroups.push(...out.toolGroups);
+    merged.toolState.push(...out.toolState);
+    merged.items.push(...out.items);
+    for (const [tenant, created] of Object.entries(out.createdCategories)) (merged.createdCategories[tenant] ??= []).push(...created);
+    for (const [table, e] of Object.entries(out.encoded ?? {})) (encodedParts[table] ??= []).push(e);
+    for (const [table, more] of Object.entries(out.encodedMore ?? {})) (encodedParts[table] ??= []).push(...more);
+  }
+  merged.encoded = {};
+  for (const [table, parts] of Object.entries(encodedParts)) {
+    const first = parts[0]!;
+    const same = parts.filter((p) => sameColumns(p.columns, first.columns));
+    merged.encoded[table] = concatTables(same);
+    const other = parts.filter((p) => !sameColumns(p.columns, first.columns));
+    if (other.length) (merged.encodedMore ??= {})[table] = other;
+  }
+  const states = outs.map((o) => o.encodedState);
+  const first = states[0];
+  if (first && states.every((s) => s && s.version === first.version && s.maxAttempts === first.maxAttempts && sameColumns(s.table.columns, first.table.columns))) {
+    merged.encodedState = { version: first.version, maxAttempts: first.maxAttempts, table: concatTables(states.map((s) => s!.table)) };
+  }
+  return merged;
+}

@@ -62,6 +62,11 @@ export interface WorkOutput {
   encoded?: Record<string, EncodedTable>;
   /** `analysis_state` for this version and attempt limit as it is when every write succeeds. */
   encodedState?: { version: number; maxAttempts: number; table: EncodedTable };
+  /**
+   * More insert-ready parts of a table, beside `encoded`, when outputs of one batch analyzed on
+   * several threads were merged with other columns (work-bytes.ts `mergeWorkOutputs`).
+   */
+  encodedMore?: Record<string, EncodedTable[]>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -75,11 +75,12 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
 
   /** A table's bytes from the analysis thread, or its rows; nothing when it has no rows. */
   const insertTable = async (table: string, rows: readonly Record<string, unknown>[] | undefined) => {
-    const e = out.encoded?.[table];
-    if (e) await store.insertBytes(table, e.columns, bufferOf(e.body));
-    else if (rows?.length) await store.insert(table, rows);
+    // a merged output (several analysis threads) may hold a table in bytes and in rows at once
+    for (const e of encodedOf(table)) await store.insertBytes(table, e.columns, bufferOf(e.body));
+    if (rows?.length) await store.insert(table, rows);
   };
-  const has = (table: string, rows: readonly unknown[] | undefined) => Boolean(out.encoded?.[table] || rows?.length);
+  const encodedOf = (table: string) => [out.encoded?.[table], ...(out.encodedMore?.[table] ?? [])].filter((e) => e !== undefined);
+  const has = (table: string, rows: readonly unknown[] | undefined) => Boolean(encodedOf(table).length || rows?.length);
 
   if (opts.categoryRows?.length) await write('tool-calls', 'tool_failure_categories', () => store.insert('tool_failure_categories', opts.categoryRows!));
   for (const a of FRAMEWORK_ANALYZERS) {

@@ -1,9 +1,10 @@
 /**
  * Analysis batches in a pipeline (docs/stream.md "Batches in a pipeline"): the next batch's
  * conversations are read while the batch before it is analyzed, a conversation of the batch in
- * flight waits for a load after that batch's write, and a user's memory is read only once the
- * batch before has written it. Real nats-server and chDB; the stream role is started by the test,
- * its analysis work wrapped to hold the first batch.
+ * flight is read for the next batch only after that batch's write, and a user's memory is read
+ * only once the batch before has written it. With ANALYSIS_THREADS=2 a batch of two tenants is analyzed in two
+ * parts at once and written once ("Analysis threads"). Real nats-server and chDB; the stream role
+ * is started by the test, its analysis work wrapped to observe (and hold) the batches.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,7 +12,7 @@ import type { Config } from '../../../core/config.js';
 import type { Runtime } from '../../../core/runtime.js';
 import { startStream } from '../../../stream/main.js';
 import type { WorkRequest } from '../../../stream/analyze/work.js';
-import { batchOf, promptEvent, publishBatch } from '../../helpers/events.js';
+import { batchOf, conversationEvents, promptEvent, publishBatch } from '../../helpers/events.js';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 
 let ts: TestSystem;
@@ -38,7 +39,7 @@ const publishTurn = (conv: string, text: string, atMs: number) =>
 /** The message count each analyzed conversation's rollup holds. */
 async function analyzedCounts(ids: string[]): Promise<Record<string, number>> {
   const rows = await ts.system.rt.store.query<{ c: string; n: string }>(
-    `SELECT conversation_id AS c, toString(message_count) AS n FROM {{db}}.conversations FINAL WHERE tenant_id = 'default' AND conversation_id IN {ids:Array(String)}`,
+    `SELECT conversation_id AS c, toString(message_count) AS n FROM {{db}}.conversations FINAL WHERE conversation_id IN {ids:Array(String)}`,
     { ids },
   );
   return Object.fromEntries(rows.map((r) => [r.c, Number(r.n)]));
@@ -80,17 +81,67 @@ test('the next batch loads while one is analyzed; a conversation in flight waits
     );
     assert.ok(done, `both conversations analyzed with their final content: ${JSON.stringify(await analyzedCounts(['pipe-a', 'pipe-b']))}`);
 
-    assert.equal(idsOf(inputs[1]!), ['pipe-b'], 'the batch loaded during the first one left out the conversation in flight');
-    assert.ok(
-      inputs.slice(2).some((i) => idsOf(i).includes('pipe-a')),
-      'the conversation in flight was analyzed again in a later batch',
-    );
+    // the conversation in flight was left out of the reads made during its analysis, and joined the
+    // next batch once that analysis was written: its reads there hold what the first one recorded
+    assert.equal(idsOf(inputs[1]!).sort(), ['pipe-a', 'pipe-b']);
+    const statesOfA = inputs[1]!.loaded.map((c) => c.states).join('\n');
+    assert.match(statesOfA, /"conversation_id":"pipe-a"/, 'read after the first batch wrote its outcomes');
     assert.ok(
       memoriesOf(inputs[1]!).some((doc) => doc.includes('ana.pipeline@example.com')),
       `the second batch started from the memory the first one wrote: ${JSON.stringify(memoriesOf(inputs[1]!))}`,
     );
   } finally {
     release();
+    await stream.close();
+  }
+});
+
+test('ANALYSIS_THREADS=2: a batch of two tenants is analyzed in two parts at once, each of whole tenants, and every analysis is written', async () => {
+  const tenantsOfInput = (input: WorkRequest) => [...new Set(input.loaded.flatMap((c) => c.keys.map((k) => k.tenantId)))].sort();
+  const parts: string[][] = [];
+  let running = 0;
+  let most = 0;
+  // paused until every conversation is published: they are stored together and come due together
+  const stream = await startStream(rtWith({ analysisThreads: 2 }), {
+    paused: true,
+    wrapWork: (work) => async (input) => {
+      parts.push(tenantsOfInput(input));
+      most = Math.max(most, ++running);
+      try {
+        return await work(input);
+      } finally {
+        running--;
+      }
+    },
+  });
+  try {
+    const ids: string[] = [];
+    for (const tenant of ['default', 'threads-b']) {
+      for (let i = 0; i < 3; i++) {
+        const id = `thr-${tenant}-${i}`;
+        ids.push(id);
+        const events = conversationEvents(id, 3).map((e) => ({ ...e, tenant_id: tenant }));
+        await publishBatch(ts.system.rt.bus.js, batchOf(events, 'logs', tenant));
+      }
+    }
+    stream.resume();
+    const done = await eventually(
+      async () => {
+        const counts = await analyzedCounts(ids);
+        return ids.every((id) => counts[id] === 3) ? counts : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    assert.ok(done, `every conversation analyzed: ${JSON.stringify(await analyzedCounts(ids))}`);
+    assert.ok(parts.length >= 2);
+    assert.ok(parts.every((p) => p.length === 1), `each part holds one tenant: ${JSON.stringify(parts)}`);
+    assert.is(most, 2, 'the two parts ran at once');
+    const states = await ts.system.rt.store.query<{ n: string }>(
+      `SELECT toString(uniqExact(tenant_id, conversation_id)) AS n FROM {{db}}.analysis_state FINAL WHERE conversation_id IN {ids:Array(String)} AND outcome = 'ok'`,
+      { ids },
+    );
+    assert.is(Number(states[0]!.n), ids.length, 'every outcome recorded');
+  } finally {
     await stream.close();
   }
 });

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import type { Store } from '../../../core/clickhouse.js';
 import { createLogger } from '../../../core/log.js';
 import { runAnalysisWork, type WorkOutput } from '../../../stream/analyze/work.js';
-import { encodeWorkOutput, stateRows } from '../../../stream/analyze/work-bytes.js';
+import { encodeWorkOutput, mergeWorkOutputs, stateRows } from '../../../stream/analyze/work-bytes.js';
 import { writeAnalysis } from '../../../stream/analyze/writer.js';
 import type { MessageRowIn, WorkItem } from '../../../stream/analyze/work-items.js';
 
@@ -16,9 +16,9 @@ const msg = (id: string, i: number, role: string, content: string, calls: unknow
   message_id: id, role, content, tool_calls: JSON.stringify(calls), tool_results: JSON.stringify(results), ts_ms: String(T0 + i * 1000), thread_id: '',
 });
 
-function item(conversationId: string): WorkItem {
+function item(conversationId: string, tenantId = 't1'): WorkItem {
   return {
-    tenantId: 't1',
+    tenantId,
     conversationId,
     messages: [
       msg('m0', 0, 'user', 'Cancel my booking R1, I already told you twice!'),
@@ -119,6 +119,46 @@ test('after a failed table write the outcomes are built again: the failed analyz
   assert.is(steps.length, 2);
   for (const r of steps) assert.equal([r.outcome, r.attempts], ['error', 1]);
   assert.ok(state.filter((r) => r.analyzer !== 'step-scores').every((r) => r.outcome === 'ok'));
+});
+
+/** Rows of each table as sent, in a canonical order (parts of a batch may list conversations in another order). */
+const byTable = (sent: Array<[string, Record<string, unknown>[]]>) => {
+  const out: Record<string, string[]> = {};
+  for (const [t, rows] of comparable(sent) as Array<[string, Record<string, unknown>[]]>) (out[t] ??= []).push(...rows.map((r) => JSON.stringify(r)));
+  for (const rows of Object.values(out)) rows.sort();
+  return out;
+};
+
+test('a batch analyzed in parts of whole tenants on several threads writes the same rows as in one piece, one insert per table', async () => {
+  const items = [item('c1', 't1'), item('c2', 't1'), item('c3', 't2')];
+  const whole = runAnalysisWork({ version: 11, items });
+  encodeWorkOutput(whole, 11, 5);
+  const parts = [items.slice(0, 2), items.slice(2)].map((part) => {
+    const out = runAnalysisWork({ version: 11, items: part });
+    encodeWorkOutput(out, 11, 5);
+    return out;
+  });
+  const merged = mergeWorkOutputs(parts);
+  const a = recordingStore();
+  const b = recordingStore();
+  assert.equal(await write(whole, a.store), []);
+  assert.equal(await write(merged, b.store), []);
+  assert.equal(byTable(b.sent), byTable(a.sent));
+  assert.equal(b.sent.map(([t]) => t), a.sent.map(([t]) => t), 'the same inserts, in the same order');
+  assert.ok(merged.encodedState, 'the outcome rows stay prebuilt');
+  assert.is(merged.items.length, 3);
+  assert.equal(merged.toolGroups.map((g) => g[0]).sort(), whole.toolGroups.map((g) => g[0]).sort());
+});
+
+test('parts of a table with other columns are written beside each other, none dropped', async () => {
+  const part = (columns: string[], line: string): WorkOutput => ({
+    tables: {}, toolGroups: [], toolState: [], items: [], createdCategories: {},
+    encoded: { step_scores: { columns, body: new TextEncoder().encode(line + '\n') } },
+  });
+  const merged = mergeWorkOutputs([part(['a', 'b'], '[1,2]'), part(['a'], '[3]'), part(['a', 'b'], '[4,5]')]);
+  const { store, sent } = recordingStore();
+  await write(merged, store);
+  assert.equal(sent.filter(([t]) => t === 'step_scores').map(([, rows]) => rows), [[{ a: 1, b: 2 }, { a: 4, b: 5 }], [{ a: 3 }]]);
 });
 
 test.run();
