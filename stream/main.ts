@@ -186,13 +186,16 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       if (closed) return;
       closed = true;
       status.stop();
+      // the analyze consumer stops beside the store path: each ends its last fetch (up to a second)
+      // at the same time; its running batch finishes, the jobs it holds are nakked for redelivery
+      const analyzeStopped = analyze.stop();
       // stop pulling; every held message is decoded and reaches the sink or the DLQ
       await store?.stop();
       // insert what is buffered, then ack (or nak) every held message
       await sink.close();
       await store?.drained();
       await scheduler.stop();
-      await analyze.stop();
+      await analyzeStopped;
       await Promise.all([pool.destroy(), analysisPool.destroy()]);
       log.info('stream role stopped');
     },
