@@ -80,6 +80,8 @@ export interface Config {
     /** Longest time a due analysis is held while the `store` consumer lags. */
     readonly analyzeMaxDeferMs: number;
     readonly analyzeBatchIntervalMs: number;
+    /** 1: a batch's conversations are read while the batch before it is analyzed (ANALYZE_PREFETCH). */
+    readonly analyzePrefetch: number;
     readonly analyzeSpacingPerMessageMs: number;
     readonly toolRollupIntervalMs: number;
     /** Period of tenant-wide jobs. */
@@ -153,6 +155,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
   { name: 'ANALYZE_DEFER_LAG_MS', default: '2000', description: 'While the oldest message the store consumer holds is older than this, due analyses are held (0: never)' },
   { name: 'ANALYZE_BATCH_INTERVAL_MS', default: '2000', description: 'Shortest time between the starts of two analysis batches: due conversations gather into larger batches (0: run as soon as due)' },
+  { name: 'ANALYZE_PREFETCH', default: '0', description: '1: read the next analysis batch\'s conversations while one is analyzed (off: on the embedded engine those reads wait with the inserts and data API reads for its one statement at a time)' },
   { name: 'TOOL_ROLLUP_INTERVAL_MS', default: '1000', description: 'Shortest time between two recomputes of the marked tool-failure rollup groups (each also waits 4× the last one\'s duration)' },
   { name: 'ANALYZE_MAX_DEFER_MS', default: '30000', description: 'Longest time a due analysis is held while the store consumer lags (bounded staleness)' },
   { name: 'ANALYZE_SPACING_PER_MESSAGE_MS', default: '10', description: 'Wait between two analyses of one conversation per message of it, at most ANALYZE_MAX_DEFER_MS: a long conversation that keeps growing is re-analyzed less often (0: as often as its jobs come due)' },
@@ -264,6 +267,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       analyzeDeferLagMs: int('ANALYZE_DEFER_LAG_MS', 2000, 0, 3_600_000),
       analyzeMaxDeferMs: int('ANALYZE_MAX_DEFER_MS', 30_000, 0, 3_600_000),
       analyzeBatchIntervalMs: int('ANALYZE_BATCH_INTERVAL_MS', 2000, 0, 600_000),
+      analyzePrefetch: int('ANALYZE_PREFETCH', 0, 0, 1),
       analyzeSpacingPerMessageMs: int('ANALYZE_SPACING_PER_MESSAGE_MS', 10, 0, 60_000),
       toolRollupIntervalMs: int('TOOL_ROLLUP_INTERVAL_MS', 1000, 10, 600_000),
       jobIntervalMs: int('JOB_INTERVAL_MS', 60_000, 100, 86_400_000),

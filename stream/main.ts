@@ -141,6 +141,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     deferLagMs: cfg.analyzeDeferLagMs,
     maxDeferMs: cfg.analyzeMaxDeferMs,
     batchIntervalMs: cfg.analyzeBatchIntervalMs,
+    prefetch: cfg.analyzePrefetch === 1,
     spacingPerMessageMs: cfg.analyzeSpacingPerMessageMs,
     toolRollupIntervalMs: cfg.toolRollupIntervalMs,
     heartbeatMs: Math.floor(Math.max(cfg.ackWaitMs, ANALYZE_ACK_WAIT_MS) / 3),

@@ -4,9 +4,10 @@
  * runner waits for the earliest due time, takes every job due by then (up to `maxBatch`), loads one
  * snapshot of each distinct conversation (a few reads for the whole batch, of every tenant), runs
  * every analyzer on them in the Piscina pool, and writes each analyzer's table (writer.ts).
- * Batches overlap in a pipeline: a batch's conversations are read while the batch before it is
- * analyzed; its users' memories, its analysis and its write follow that batch's write, and a
- * conversation of the batch in flight waits for a later batch (docs/stream.md "Batches in a pipeline").
+ * With `prefetch`, batches overlap in a pipeline: a batch's conversations are read while the batch
+ * before it is analyzed; its users' memories, its analysis and its write follow that batch's write,
+ * and a conversation of the batch in flight joins it once written (docs/stream.md "Batches in a
+ * pipeline"). Without it, which is the default, a batch is taken once the one before is written.
  * An analyzer that fails — in the worker or in its write — is recorded with its error in
  * `analysis_state` and retried on its own schedule (a retry job with backoff) while the others'
  * results stand; the batch's jobs are acked once the outcomes are recorded. Only a failure to load
@@ -62,6 +63,8 @@ export interface AnalyzeConsumerOptions {
   maxDeferMs?: number;
   /** Shortest time between the starts of two batches (ANALYZE_BATCH_INTERVAL_MS); 0 runs each as soon as due. */
   batchIntervalMs?: number;
+  /** Read a batch's conversations while the batch before it is analyzed (ANALYZE_PREFETCH). Default false. */
+  prefetch?: boolean;
   /** Wait between two analyses of a conversation per message of it (ANALYZE_SPACING_PER_MESSAGE_MS); 0: none. */
   spacingPerMessageMs?: number;
   /** Shortest time between two passes of the tool-failure rollup's recompute (TOOL_ROLLUP_INTERVAL_MS). Default 1000. */
@@ -193,6 +196,11 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
         if (!finishing) break;
         // a job arriving or the batch in flight being written ends this wait
         await alarm.sleep(LAG_POLL_MS);
+        continue;
+      }
+      // without prefetch, a batch is taken once the one before it is written
+      if (!opts.prefetch && finishing) {
+        await finishing;
         continue;
       }
       const now = Date.now();

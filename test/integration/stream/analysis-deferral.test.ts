@@ -237,9 +237,10 @@ test('with ANALYZE_SPACING_PER_MESSAGE_MS, a long conversation that keeps growin
     assert.ok(done, `not analyzed with their final content: ${await notAnalyzed(ids)}`);
     assert.ok(runs.long >= 2, `the long conversation is still analyzed while it grows: ${JSON.stringify(runs)}`);
     assert.ok(runs.long <= 3 + Math.ceil(spanMs / 1_500), `the long one at most once per 1.5 s over ${spanMs} ms, once it is growing (its first two analyses are not spaced), plus its last: ${JSON.stringify(runs)}`);
-    // without the spacing both come due together and are in every batch; the short one's own cadence
-    // is bounded by how long a batch with the long one takes, which depends on the machine
-    assert.ok(runs.short >= runs.long + 2, `the short one keeps its cadence: ${JSON.stringify(runs)}`);
+    // without the spacing both come due together and are in every batch (as many analyses each); with
+    // it the long one sits some out. How often the short one runs is bounded by how long a batch with
+    // the long one takes, which depends on the machine: no ratio is asked for
+    assert.ok(runs.short > runs.long, `the short one is analyzed in batches the long one sits out: ${JSON.stringify(runs)}`);
     assert.ok(metric('stream_analyze_jobs_total', { outcome: 'superseded' }) > 0, 'jobs waiting for the spacing collapse into one per conversation');
   } finally {
     await stream.close();

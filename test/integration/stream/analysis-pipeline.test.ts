@@ -1,5 +1,5 @@
 /**
- * Analysis batches in a pipeline (docs/stream.md "Batches in a pipeline"): the next batch's
+ * Analysis batches in a pipeline (ANALYZE_PREFETCH=1, docs/stream.md "Batches in a pipeline"): the next batch's
  * conversations are read while the batch before it is analyzed, a conversation of the batch in
  * flight is read for the next batch only after that batch's write, and a user's memory is read
  * only once the batch before has written it. With ANALYSIS_THREADS=2 a batch of two tenants is analyzed in two
@@ -45,12 +45,12 @@ async function analyzedCounts(ids: string[]): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.c, Number(r.n)]));
 }
 
-test('the next batch loads while one is analyzed; a conversation in flight waits; memory is read after the write before', async () => {
+test('ANALYZE_PREFETCH=1: the next batch loads while one is analyzed; a conversation in flight waits; memory is read after the write before', async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const inputs: WorkRequest[] = [];
   const batchesBefore = metric('stream_analyze_batch_conversations');
-  const stream = await startStream(rtWith({}), {
+  const stream = await startStream(rtWith({ analyzePrefetch: 1 }), {
     wrapWork: (work) => async (input) => {
       inputs.push(input);
       // the first batch stays on the analysis thread until the test lets it go
@@ -90,6 +90,38 @@ test('the next batch loads while one is analyzed; a conversation in flight waits
       memoriesOf(inputs[1]!).some((doc) => doc.includes('ana.pipeline@example.com')),
       `the second batch started from the memory the first one wrote: ${JSON.stringify(memoriesOf(inputs[1]!))}`,
     );
+  } finally {
+    release();
+    await stream.close();
+  }
+});
+
+test('by default the next batch is taken only once the one before is written', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const inputs: WorkRequest[] = [];
+  const batchesBefore = metric('stream_analyze_batch_conversations');
+  const stream = await startStream(rtWith({}), {
+    wrapWork: (work) => async (input) => {
+      inputs.push(input);
+      if (inputs.length === 1) await gate;
+      return work(input);
+    },
+  });
+  try {
+    const t0 = Date.UTC(2026, 10, 2);
+    await publishTurn('seq-a', 'a first question about the build', t0);
+    assert.ok(await eventually(async () => inputs.length === 1, { timeoutMs: 15_000 }), 'the first batch reached the analysis thread');
+    await publishTurn('seq-b', 'a second conversation meanwhile', t0 + 60_000);
+    // the job of seq-b comes due (100 ms) while the first batch is held: it is not taken yet
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.is(metric('stream_analyze_batch_conversations') - batchesBefore, 1, 'no second batch taken while the first is analyzed');
+    release();
+    const done = await eventually(async () => {
+      const counts = await analyzedCounts(['seq-a', 'seq-b']);
+      return counts['seq-a'] === 1 && counts['seq-b'] === 1 ? counts : undefined;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
+    assert.ok(done, 'both analyzed once the first batch was written');
   } finally {
     release();
     await stream.close();
