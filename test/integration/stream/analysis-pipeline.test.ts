@@ -45,19 +45,24 @@ async function analyzedCounts(ids: string[]): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.c, Number(r.n)]));
 }
 
-test('ANALYZE_PREFETCH=1: the next batch loads while one is analyzed; a conversation in flight waits; memory is read after the write before', async () => {
+/** A stream role whose first analysis batch stays on the analysis thread until `release()`; every batch's input recorded. */
+async function streamHoldingFirstBatch(stream: Partial<Config['stream']>) {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const inputs: WorkRequest[] = [];
-  const batchesBefore = metric('stream_analyze_batch_conversations');
-  const stream = await startStream(rtWith({ analyzePrefetch: 1 }), {
+  const role = await startStream(rtWith(stream), {
     wrapWork: (work) => async (input) => {
       inputs.push(input);
-      // the first batch stays on the analysis thread until the test lets it go
       if (inputs.length === 1) await gate;
       return work(input);
     },
   });
+  return { role, inputs, release };
+}
+
+test('ANALYZE_PREFETCH=1: the next batch loads while one is analyzed; a conversation in flight waits; memory is read after the write before', async () => {
+  const batchesBefore = metric('stream_analyze_batch_conversations');
+  const { role: stream, inputs, release } = await streamHoldingFirstBatch({ analyzePrefetch: 1 });
   try {
     const t0 = Date.UTC(2026, 10, 1);
     await publishTurn('pipe-a', 'hello, my email is ana.pipeline@example.com and I need the tests fixed', t0);
@@ -97,17 +102,8 @@ test('ANALYZE_PREFETCH=1: the next batch loads while one is analyzed; a conversa
 });
 
 test('by default the next batch is taken only once the one before is written', async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const inputs: WorkRequest[] = [];
   const batchesBefore = metric('stream_analyze_batch_conversations');
-  const stream = await startStream(rtWith({}), {
-    wrapWork: (work) => async (input) => {
-      inputs.push(input);
-      if (inputs.length === 1) await gate;
-      return work(input);
-    },
-  });
+  const { role: stream, inputs, release } = await streamHoldingFirstBatch({});
   try {
     const t0 = Date.UTC(2026, 10, 2);
     await publishTurn('seq-a', 'a first question about the build', t0);
