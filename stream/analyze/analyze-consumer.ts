@@ -212,7 +212,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
         continue;
       }
       const lag = lagging();
-      // a conversation of the batch in flight waits for a load after that batch's write
+      // a conversation of the batch in flight (with prefetch) waits for a load after that batch's write
       const busy = finishingKeys;
       const batch = jobs.take(now, lag, maxBatch, (k) => !busy.has(k));
       const deferred = jobs.stats.deferredTotal;
@@ -232,7 +232,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       lastBatchMs = now;
       inFlight.add(batch);
       signal.wake();
-      // this batch's reads overlap the analysis of the batch before it (on the analysis thread)
+      // with prefetch, this batch's reads overlap the analysis of the batch before it (on the analysis thread)
       let prepared = await prepare(batch);
       // its users' memories and its write come after that batch's write
       await finishing;
