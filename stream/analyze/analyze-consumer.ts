@@ -25,9 +25,10 @@
 import type { JsMsg, JetStreamClient } from '@nats-io/jetstream';
 import type { Store } from '../../core/clickhouse.js';
 import { createCategoryCache } from './categories.js';
-import { attachMemories, loadConversationChunks, tenantGroups, type ConversationKey } from './loader.js';
+import { attachMemories, type ConversationKey } from './loader.js';
 import { mergeWorkOutputs } from './work-bytes.js';
-import type { LoadedChunk } from './work-items.js';
+import { createAlarm } from './alarm.js';
+import { joinBatch, readBatch, type BatchReads } from './batch-reads.js';
 import { nextVersion } from './version.js';
 import { writeAnalysis } from './writer.js';
 import { createToolRollupFlusher } from './tool-rollup-flusher.js';
@@ -271,14 +272,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   };
 
   /** A batch whose conversations are read; the users' memories and the write come after the batch before it. */
-  interface Prepared {
-    batch: Held[];
-    keys: Map<string, ConversationKey>;
-    /** The reads of each part of the batch (whole tenants), analyzed on threads at once. */
-    parts: LoadedChunk[][];
-    loadStartMs: number;
-    loadSeconds: number;
-  }
+  type Prepared = BatchReads & { batch: Held[] };
 
   /**
    * Acks what an analysis already covered and reads the rest's conversations; undefined when nothing
@@ -299,48 +293,18 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     if (batch.length === 0) return into;
     const keys = new Map<string, ConversationKey>();
     for (const h of batch) keys.set(keyOf(h.job), { tenantId: h.job.tenant_id, conversationId: h.job.conversation_id });
-    if (!into) metrics.analyzeBatch.observe({}, keys.size);
-    const loadStartMs = Date.now();
-    const started = performance.now();
     try {
-      const groups = into ? joinGroups(into, [...keys.values()]) : tenantGroups([...keys.values()], opts.threads ?? 1);
-      const parts = await exclusive(async () => {
-        const out: LoadedChunk[][] = [];
-        for (const g of groups) out.push(await loadConversationChunks(opts.store, g));
-        return out;
-      });
-      const loadSeconds = (performance.now() - started) / 1000;
-      if (!into) return { batch, keys, parts, loadStartMs, loadSeconds };
-      // the earlier load time stands for all: coverage may then analyze once more, never skip a change
+      if (!into) {
+        metrics.analyzeBatch.observe({}, keys.size);
+        return { batch, ...(await readBatch(opts.store, keys, opts.threads ?? 1, exclusive)) };
+      }
+      await joinBatch(opts.store, into, keys, exclusive);
       into.batch.push(...batch);
-      for (const [k, v] of keys) into.keys.set(k, v);
-      parts.forEach((chunks, i) => into.parts[i]!.push(...chunks));
-      into.loadSeconds += loadSeconds;
       return into;
     } catch (err) {
       retryLater(batch, err, keys.size);
       return into;
     }
-  };
-
-  /** `keys` by the part of `into` that holds their tenant (a new tenant: the smallest part), one list per part. */
-  const joinGroups = (into: Prepared, keys: ConversationKey[]): ConversationKey[][] => {
-    const partOf = new Map<string, number>();
-    into.parts.forEach((chunks, i) => {
-      for (const c of chunks) for (const k of c.keys) partOf.set(k.tenantId, i);
-    });
-    const sizes = into.parts.map((chunks) => chunks.reduce((n, c) => n + c.keys.length, 0));
-    const groups: ConversationKey[][] = into.parts.map(() => []);
-    for (const k of keys) {
-      let i = partOf.get(k.tenantId);
-      if (i === undefined) {
-        i = sizes.indexOf(Math.min(...sizes));
-        partOf.set(k.tenantId, i);
-      }
-      sizes[i]!++;
-      groups[i]!.push(k);
-    }
-    return groups;
   };
 
   const retryLater = (batch: Held[], err: unknown, conversations: number) => {
@@ -429,31 +393,6 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       await running;
       heartbeat.stop();
       await rollup.stop();
-    },
-  };
-}
-
-/**
- * A sleep that ends early when something is due before it would end (or before
- * `wakeForDueBeforeMs`, when given), or on stop.
- */
-function createAlarm(): { sleep(ms: number, wakeForDueBeforeMs?: number): Promise<void>; wakeBefore(atMs: number): void } {
-  let until = Infinity;
-  let wake: (() => void) | undefined;
-  return {
-    sleep: (ms, wakeForDueBeforeMs) =>
-      new Promise<void>((resolve) => {
-        until = wakeForDueBeforeMs ?? Date.now() + ms;
-        const timer = setTimeout(() => wake?.(), ms);
-        wake = () => {
-          clearTimeout(timer);
-          wake = undefined;
-          until = Infinity;
-          resolve();
-        };
-      }),
-    wakeBefore(atMs) {
-      if (atMs < until) wake?.();
     },
   };
 }
