@@ -1,4 +1,5 @@
 import { TOOL_TEXT_MAX_CHARS } from '../schemas/api/conversations.js';
+import { parseContentBlocks } from '../schemas/content-blocks.js';
 
 /**
  * Pure: the `tool_calls[]` and `tool_results[]` of a context message, from the JSON text columns
@@ -62,14 +63,15 @@ function toResult(o: Record<string, unknown>): ToolResultOut {
   };
 }
 
-export function messageToolParts(columns: { tool_calls: string; tool_results: string; content_blocks: string }): {
+export function messageToolParts(columns: { content: string; tool_calls: string; tool_results: string; content_blocks: string }): {
   tool_calls: ToolCallOut[];
   tool_results: ToolResultOut[];
 } {
   let calls = parseArray(columns.tool_calls).map(toCall);
   let results = parseArray(columns.tool_results).map(toResult);
   if (calls.length === 0 || results.length === 0) {
-    const blocks = parseArray(columns.content_blocks);
+    // stored blocks may be elided to '' (text only, schemas/content-blocks.ts): no tool parts then
+    const blocks = parseContentBlocks(columns.content_blocks, columns.content) as unknown as Record<string, unknown>[];
     if (calls.length === 0) calls = blocks.filter((b) => b.type === 'tool_use').map(toCall);
     if (results.length === 0) results = blocks.filter((b) => b.type === 'tool_result').map(toResult);
   }

@@ -4,6 +4,7 @@
  * conversations they touch. No I/O: it runs in Piscina workers.
  */
 import type { ContentBlock, IngestEvent } from '../schemas/events.js';
+import { storedContentBlocks } from '../schemas/content-blocks.js';
 import { setOwn } from '../core/own.js';
 import { effectClass } from './effect-class.js';
 import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, capText, resultText } from './analyses/snapshot.js';
@@ -261,7 +262,7 @@ function messageRow(e: IngestEvent): Record<string, unknown> | undefined {
   if (e.type === 'prompt' && e.prompt) {
     // coding-agent prompts become user messages; the event id is their stable message id
     const text = e.prompt.text;
-    const blocks = JSON.stringify(text ? [{ type: 'text', text }] : []);
+    const blocks = storedContentBlocks(text ? [{ type: 'text', text }] : [], text);
     return messageOf(e, e.event_id, 'user', text, blocks, '[]', '[]', 0, 'prompt', JSON.stringify({ length: e.prompt.length, truncated: e.prompt.truncated }));
   }
   if (e.type !== 'message' || !e.message) return undefined;
@@ -274,7 +275,7 @@ function messageRow(e: IngestEvent): Record<string, unknown> | undefined {
     else if (b.type === 'tool_result') results.push({ tool_use_id: b.tool_use_id, content: capText(resultText(b.content), MAX_RESULT_CHARS), is_error: !!b.is_error });
   }
   const hasToolError = results.some((r) => r.is_error) ? 1 : 0;
-  return messageOf(e, m.message_id, m.role, m.content, JSON.stringify(blocks), JSON.stringify(calls), JSON.stringify(results), hasToolError, m.format ?? '', JSON.stringify(m.metadata ?? {}), m);
+  return messageOf(e, m.message_id, m.role, m.content, storedContentBlocks(blocks, m.content), JSON.stringify(calls), JSON.stringify(results), hasToolError, m.format ?? '', JSON.stringify(m.metadata ?? {}), m);
 }
 
 /** A tool_calls row with every column at its "unknown" value (the smallest, so max() folds). */

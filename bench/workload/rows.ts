@@ -1,6 +1,7 @@
 import type { Conversation } from './conversation.js';
 import { agentARecords, agentBRecords, type Attr } from './otlp.js';
 import { agentAHooks, directEvents } from './hooks-direct.js';
+import { storedContentBlocks } from '../../schemas/content-blocks.js';
 
 /**
  * ClickHouse rows (tables of sql/migrations/0001_core_tables.sql) for one generated conversation:
@@ -77,7 +78,8 @@ export function conversationRows(c: Conversation, receiveMs = c.startMs): Conver
   const messages = c.messages.map((m, i) => ({
     tenant_id: c.tenant, conversation_id: c.id, message_id: `${c.id}:m${i}`, ts: chTime(m.timeMs), seq: i, role: m.role,
     content: m.text,
-    content_blocks: JSON.stringify([...(m.thinking ? [{ type: 'thinking', text: m.thinking }] : []), { type: 'text', text: m.text }]),
+    // as the stream role stores them: a text-only message keeps its text once (schemas/content-blocks.ts)
+    content_blocks: storedContentBlocks([...(m.thinking ? [{ type: 'thinking' as const, text: m.thinking }] : []), { type: 'text' as const, text: m.text }], m.text),
     tool_calls: JSON.stringify(m.toolCalls.map((tc) => ({ id: tc.id, name: tc.name, input: JSON.stringify(tc.input).slice(0, 512) }))),
     tool_results: JSON.stringify(m.toolCalls.map((tc) => ({ tool_use_id: tc.id, content: tc.success ? 'ok' : tc.error, is_error: !tc.success }))),
     has_tool_error: m.toolCalls.some((tc) => !tc.success) ? 1 : 0,

@@ -11,6 +11,7 @@ import { http } from '../../helpers/http.js';
 import { listDeadLetters } from '../../../stream/dlq.js';
 import { MAX_JSON_DEPTH } from '../../../ingest/limits.js';
 import { auth, kv, logsEnvelope } from './lib.js';
+import { parseContentBlocks } from '../../../schemas/content-blocks.js';
 
 let ts: TestSystem;
 test.before(async () => {
@@ -219,18 +220,19 @@ test('direct ingest: prompt_id/name/version, provider, model and token counts ar
         input_tokens: 120, output_tokens: 42, reasoning_tokens: 17, prompt_id: 'pr-7', prompt_name: 'support-triage', prompt_version: 3 },
       { conversation_id: 'opt-1', role: 'assistant', message_id: 'opt-b', content: 'short summary', content_blocks: blocks },
       { conversation_id: 'opt-1', role: 'assistant', message_id: 'opt-c', content: [], content_blocks: blocks },
+      { conversation_id: 'opt-1', role: 'user', message_id: 'opt-d', content: [{ type: 'text', text: 'Where is my order? key sk-live-abcdef1234567890' }] },
     ],
   });
-  assert.equal([r.status, r.body.count, r.body.rejected], [200, 3, 0], r.text);
-  assert.is(await stored(r.body.results.map((x: { eventId: string }) => x.eventId)), 3);
+  assert.equal([r.status, r.body.count, r.body.rejected], [200, 4, 0], r.text);
+  assert.is(await stored(r.body.results.map((x: { eventId: string }) => x.eventId)), 4);
   type Row = { message_id: string; content: string; content_blocks: string; tool_calls: string; model: string; provider: string; input_tokens: string; output_tokens: string; reasoning_tokens: string };
   const sql = "SELECT message_id, content, content_blocks, tool_calls, model, provider, input_tokens, output_tokens, reasoning_tokens FROM {{db}}.messages FINAL WHERE conversation_id = 'opt-1' ORDER BY message_id";
   const rows = (await eventually(async () => {
     const got = await query<Row>(sql);
-    return got.length === 3 ? got : undefined;
+    return got.length === 4 ? got : undefined;
   })) ?? [];
-  assert.is(rows.length, 3);
-  const [a, b, c] = rows;
+  assert.is(rows.length, 4);
+  const [a, b, c, d] = rows;
   assert.equal([a!.content, a!.model, a!.provider, Number(a!.input_tokens), Number(a!.output_tokens), Number(a!.reasoning_tokens)], ['Your order ships today.', 'gpt-4.1', 'openai', 120, 42, 17]);
   const [ev] = await query<{ facets: string; model: string; output_tokens: string }>("SELECT facets, model, output_tokens FROM {{db}}.events FINAL WHERE message_id = 'opt-a'");
   assert.equal(JSON.parse(ev!.facets).message, { prompt_id: 'pr-7', prompt_name: 'support-triage', prompt_version: '3' });
@@ -244,6 +246,12 @@ test('direct ingest: prompt_id/name/version, provider, model and token counts ar
     assert.not.ok(row.content_blocks.includes('abc123def456ghi'), `${row.message_id}: secret stored`);
     assert.equal(JSON.parse(row.tool_calls).map((x: { id: string; name: string }) => [x.id, x.name]), [['tu-opt', 'lookup_order']]);
   }
+  // one text block that is the content itself: the text is stored once, and reads back as that block
+  assert.is(d!.content, 'Where is my order? key [REDACTED]');
+  assert.is(d!.content_blocks, '');
+  assert.equal(parseContentBlocks(d!.content_blocks, d!.content), [{ type: 'text', text: 'Where is my order? key [REDACTED]' }]);
+  // no blocks at all stay an empty list
+  assert.is(a!.content_blocks, '[]');
   const found = await query<{ message_id: string }>("SELECT message_id FROM {{db}}.messages FINAL WHERE conversation_id = 'opt-1' AND content ILIKE '%refunds take%'");
   assert.equal(found.map((x) => x.message_id), ['opt-c']);
 });

@@ -14,12 +14,14 @@ test('truncate keeps short text and cuts long text to the limit with an ellipsis
 
 test('tool parts from the stored columns, falling back to content blocks', () => {
   const stored = messageToolParts({
+    content: '',
     tool_calls: JSON.stringify([{ id: 'c1', name: 'Read', input: '{"path":"a"}' }]),
     tool_results: JSON.stringify([{ tool_use_id: 'c1', content: 'ok', is_error: false }]),
     content_blocks: '[]',
   });
   assert.equal(stored, { tool_calls: [{ id: 'c1', name: 'Read', input: '{"path":"a"}' }], tool_results: [{ tool_use_id: 'c1', content: 'ok', is_error: false }] });
   const blocks = messageToolParts({
+    content: '',
     tool_calls: '',
     tool_results: 'not json',
     content_blocks: JSON.stringify([
@@ -28,6 +30,8 @@ test('tool parts from the stored columns, falling back to content blocks', () =>
     ]),
   });
   assert.equal(blocks, { tool_calls: [{ id: 'c2', name: 'Bash', input: '{"command":"ls"}' }], tool_results: [{ tool_use_id: 'c2', content: 'a\nb', is_error: true }] });
+  // blocks stored elided (one text block, the content itself) have no tool parts
+  assert.equal(messageToolParts({ content: 'done', tool_calls: '[]', tool_results: '[]', content_blocks: '' }), { tool_calls: [], tool_results: [] });
 });
 
 test('snippets fold whitespace and mark cut ends', () => {

@@ -7,6 +7,7 @@ import { MAX_PARTITIONS_PER_INSERT } from '../../../stream/sink-units.js';
 import { effectClass } from '../../../stream/effect-class.js';
 import { decodeMessage, splitMessage } from '../../../stream/batch.js';
 import { MAX_INPUT_CHARS } from '../../../stream/analyses/snapshot.js';
+import { contentBlocksJson, parseContentBlocks } from '../../../schemas/content-blocks.js';
 
 test('flushes by rows with one insert per table and a token from the sorted message ids; acks after insert', async () => {
   const store = fakeStore();
@@ -308,7 +309,7 @@ test('messages rows: a prompt and a message event give every column', () => {
   const rows = decodeTable('messages', (r as any).output.tables.messages);
   const common = { tenant_id: 't', conversation_id: 'c', ts: '2025-01-01T00:00:00.000Z', seq: 3, user_id: 'u', environment: 'staging', agent: 'claude_code', source: 'hooks' };
   assert.equal(rows[0], {
-    ...common, event_id: 'p', message_id: 'p', role: 'user', content: 'fix the build', content_blocks: '[{"type":"text","text":"fix the build"}]', tool_calls: '[]', tool_results: '[]',
+    ...common, event_id: 'p', message_id: 'p', role: 'user', content: 'fix the build', content_blocks: '', tool_calls: '[]', tool_results: '[]',
     has_tool_error: 0, model: '', provider: '', input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, thread_id: '', parent_message_id: '', format: 'prompt', metadata: '{"length":13,"truncated":false}',
   });
   assert.equal(rows[1], {
@@ -316,6 +317,42 @@ test('messages rows: a prompt and a message event give every column', () => {
     tool_calls: '[{"id":"u1","name":"Bash","input":"{\\"command\\":\\"ls\\"}"}]', tool_results: '[{"tool_use_id":"u0","content":"boom","is_error":true}]',
     has_tool_error: 1, model: 'mx', provider: 'acme', input_tokens: 7, output_tokens: 9, reasoning_tokens: 2, thread_id: 'th', parent_message_id: 'm0', format: 'standard', metadata: '{"k":"v"}',
   });
+});
+
+test('messages rows: text kept once — blocks that are only the content are stored empty and read back as one text block', () => {
+  const base = { tenant_id: 't', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', conversation_id: 'c', type: 'message' };
+  const msg = (id: string, content: string, content_blocks: unknown[]) => ({ ...base, event_id: id, message: { message_id: id, role: 'assistant', content, content_blocks, format: 'standard' } });
+  const cases: Array<[string, string, unknown[], boolean]> = [
+    ['plain', 'done', [{ type: 'text', text: 'done' }], true],
+    ['empty-text', '', [{ type: 'text', text: '' }], true],
+    ['none', 'hi', [], false],
+    ['other-text', 'summary', [{ type: 'text', text: 'the full answer' }], false],
+    ['two-texts', 'a\nb', [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], false],
+    ['thinking', 'x', [{ type: 'thinking', text: 'x' }], false],
+    ['extra-key', 'x', [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }], false],
+    ['with-tool', 'run', [{ type: 'text', text: 'run' }, { type: 'tool_use', tool_use_id: 'u', tool_name: 'Bash', input: {} }], false],
+  ];
+  const r = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: cases.map(([id, content, blocks]) => msg(id, content, blocks)) }));
+  assert.is(r.kind, 'ok');
+  const rows = new Map(decodeTable('messages', (r as any).output.tables.messages).map((row: any) => [row.message_id, row]));
+  for (const [id, content, blocks, elided] of cases) {
+    const row = rows.get(id) as { content: string; content_blocks: string };
+    assert.is(row.content, content, id);
+    assert.is(row.content_blocks === '', elided, `${id}: stored ${JSON.stringify(row.content_blocks)}`);
+    // what a reader gets back is the value received, whichever way it was stored
+    assert.equal(parseContentBlocks(row.content_blocks, row.content), blocks, id);
+    assert.equal(JSON.parse(contentBlocksJson(row.content_blocks, row.content)), blocks, id);
+  }
+  // a prompt's text is one text block: stored once; an empty prompt has no blocks
+  const p = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: [
+    { ...base, type: 'prompt', event_id: 'p1', prompt: { text: 'fix it', length: 6, truncated: false } },
+    { ...base, type: 'prompt', event_id: 'p2', prompt: { text: '', length: 40, truncated: false } },
+  ] }));
+  const prompts = decodeTable('messages', (p as any).output.tables.messages).map((row: any) => [row.message_id, row.content_blocks]);
+  assert.equal(prompts, [['p1', ''], ['p2', '[]']]);
+  // rows written before (the JSON in every case) read the same
+  assert.equal(parseContentBlocks('[{"type":"text","text":"done"}]', 'done'), [{ type: 'text', text: 'done' }]);
+  assert.equal(parseContentBlocks('not json', 'x'), []);
 });
 
 test('slim events rows: content held by messages, tool_calls or spans is not repeated in facets', () => {
