@@ -141,8 +141,11 @@ function endpoints(ctx: { tenant: string; longId: string; shortId: string; userI
     },
     { name: 'tool-failures', path: '/tool-failures', bare: q(`SELECT tool_name, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND ts >= toStartOfDay(now64(3), 'UTC') - INTERVAL 7 DAY GROUP BY tool_name ORDER BY failures DESC, calls DESC LIMIT 50`) },
     { name: 'tool-failures/{tool}', path: '/tool-failures/Bash', bare: q(`SELECT toDate(ts) AS day, count() AS calls, countIf(success = 0) AS failures FROM {{db}}.tool_calls WHERE tenant_id = {t:String} AND tool_name = 'Bash' AND ts >= toStartOfDay(now64(3), 'UTC') - INTERVAL 7 DAY GROUP BY day ORDER BY day`) },
-    { name: 'search', path: '/search?q=deploy', bare: q(`SELECT conversation_id, seq, substring(content, 1, 200) AS snippet FROM {{db}}.messages WHERE tenant_id = {t:String} AND hasToken(lower(content), 'deploy') ORDER BY ts DESC LIMIT 20`) },
-    { name: 'search (relevance)', path: '/search?q=deploy&sort=relevance', bare: q(`SELECT conversation_id, seq, arrayCount(w -> w = 'deploy', tokens(lower(content), 'splitByNonAlpha')) AS score, substring(content, 1, 200) AS snippet FROM {{db}}.messages WHERE tenant_id = {t:String} AND hasToken(lower(content), 'deploy') ORDER BY score DESC, ts DESC LIMIT 20`) },
+    // keyword mode against the bare keyword query; the default mode (hybrid: keyword and semantic
+    // hits fused, when a taxonomy run exists) has no bare equivalent and is timed on its own row
+    { name: 'search', path: '/search?q=deploy&mode=keyword', bare: q(`SELECT conversation_id, seq, substring(content, 1, 200) AS snippet FROM {{db}}.messages WHERE tenant_id = {t:String} AND hasToken(lower(content), 'deploy') ORDER BY ts DESC LIMIT 20`) },
+    { name: 'search (relevance)', path: '/search?q=deploy&mode=keyword&sort=relevance', bare: q(`SELECT conversation_id, seq, arrayCount(w -> w = 'deploy', tokens(lower(content), 'splitByNonAlpha')) AS score, substring(content, 1, 200) AS snippet FROM {{db}}.messages WHERE tenant_id = {t:String} AND hasToken(lower(content), 'deploy') ORDER BY score DESC, ts DESC LIMIT 20`) },
+    { name: 'search (hybrid, the default)', path: '/search?q=deploy' },
     { name: 'clusters', path: '/clusters' },
     { name: 'clusters/{id}/conversations', path: '/clusters/none/conversations' },
     { name: 'task-clusters/search', path: '/task-clusters/search?q=deploy' },
