@@ -70,8 +70,8 @@ export function messageToolParts(columns: { content: string; tool_calls: string;
   let calls = parseArray(columns.tool_calls).map(toCall);
   let results = parseArray(columns.tool_results).map(toResult);
   if (calls.length === 0 || results.length === 0) {
-    // stored blocks may be elided to '' (text only, schemas/content-blocks.ts): no tool parts then
-    const blocks = parseContentBlocks(columns.content_blocks, columns.content) as unknown as Record<string, unknown>[];
+    // blocks are stored by reference to these columns where they can be (schemas/content-blocks.ts)
+    const blocks = parseContentBlocks(columns) as unknown as Record<string, unknown>[];
     if (calls.length === 0) calls = blocks.filter((b) => b.type === 'tool_use').map(toCall);
     if (results.length === 0) results = blocks.filter((b) => b.type === 'tool_result').map(toResult);
   }

@@ -275,7 +275,7 @@ function messageRow(e: IngestEvent): Record<string, unknown> | undefined {
     else if (b.type === 'tool_result') results.push({ tool_use_id: b.tool_use_id, content: capText(resultText(b.content), MAX_RESULT_CHARS), is_error: !!b.is_error });
   }
   const hasToolError = results.some((r) => r.is_error) ? 1 : 0;
-  return messageOf(e, m.message_id, m.role, m.content, storedContentBlocks(blocks, m.content), JSON.stringify(calls), JSON.stringify(results), hasToolError, m.format ?? '', JSON.stringify(m.metadata ?? {}), m);
+  return messageOf(e, m.message_id, m.role, m.content, storedContentBlocks(blocks, m.content, { calls, results }), JSON.stringify(calls), JSON.stringify(results), hasToolError, m.format ?? '', JSON.stringify(m.metadata ?? {}), m);
 }
 
 /** A tool_calls row with every column at its "unknown" value (the smallest, so max() folds). */

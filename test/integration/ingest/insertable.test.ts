@@ -225,8 +225,8 @@ test('direct ingest: prompt_id/name/version, provider, model and token counts ar
   });
   assert.equal([r.status, r.body.count, r.body.rejected], [200, 4, 0], r.text);
   assert.is(await stored(r.body.results.map((x: { eventId: string }) => x.eventId)), 4);
-  type Row = { message_id: string; content: string; content_blocks: string; tool_calls: string; model: string; provider: string; input_tokens: string; output_tokens: string; reasoning_tokens: string };
-  const sql = "SELECT message_id, content, content_blocks, tool_calls, model, provider, input_tokens, output_tokens, reasoning_tokens FROM {{db}}.messages FINAL WHERE conversation_id = 'opt-1' ORDER BY message_id";
+  type Row = { message_id: string; content: string; content_blocks: string; tool_calls: string; tool_results: string; model: string; provider: string; input_tokens: string; output_tokens: string; reasoning_tokens: string };
+  const sql = "SELECT message_id, content, content_blocks, tool_calls, tool_results, model, provider, input_tokens, output_tokens, reasoning_tokens FROM {{db}}.messages FINAL WHERE conversation_id = 'opt-1' ORDER BY message_id";
   const rows = (await eventually(async () => {
     const got = await query<Row>(sql);
     return got.length === 4 ? got : undefined;
@@ -242,14 +242,14 @@ test('direct ingest: prompt_id/name/version, provider, model and token counts ar
   // content_blocks without content blocks: the text of the text blocks, redacted
   assert.is(c!.content, 'Refunds take 5 days.\nUse API_TOKEN=[REDACTED] to check.');
   for (const row of [b!, c!]) {
-    assert.equal(JSON.parse(row.content_blocks).map((x: { type: string }) => x.type), ['thinking', 'text', 'tool_use', 'text'], row.message_id);
+    assert.equal(parseContentBlocks(row).map((x: { type: string }) => x.type), ['thinking', 'text', 'tool_use', 'text'], row.message_id);
     assert.not.ok(row.content_blocks.includes('abc123def456ghi'), `${row.message_id}: secret stored`);
     assert.equal(JSON.parse(row.tool_calls).map((x: { id: string; name: string }) => [x.id, x.name]), [['tu-opt', 'lookup_order']]);
   }
   // one text block that is the content itself: the text is stored once, and reads back as that block
   assert.is(d!.content, 'Where is my order? key [REDACTED]');
   assert.is(d!.content_blocks, '');
-  assert.equal(parseContentBlocks(d!.content_blocks, d!.content), [{ type: 'text', text: 'Where is my order? key [REDACTED]' }]);
+  assert.equal(parseContentBlocks(d!), [{ type: 'text', text: 'Where is my order? key [REDACTED]' }]);
   // no blocks at all stay an empty list
   assert.is(a!.content_blocks, '[]');
   const found = await query<{ message_id: string }>("SELECT message_id FROM {{db}}.messages FINAL WHERE conversation_id = 'opt-1' AND content ILIKE '%refunds take%'");

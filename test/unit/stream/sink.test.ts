@@ -6,7 +6,7 @@ import { decodeTable, encodeTables } from '../../../stream/row-bytes.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../../stream/sink-units.js';
 import { effectClass } from '../../../stream/effect-class.js';
 import { decodeMessage, splitMessage } from '../../../stream/batch.js';
-import { MAX_INPUT_CHARS } from '../../../stream/analyses/snapshot.js';
+import { MAX_INPUT_CHARS, MAX_RESULT_CHARS } from '../../../stream/analyses/snapshot.js';
 import { contentBlocksJson, parseContentBlocks } from '../../../schemas/content-blocks.js';
 
 test('flushes by rows with one insert per table and a token from the sorted message ids; acks after insert', async () => {
@@ -319,30 +319,49 @@ test('messages rows: a prompt and a message event give every column', () => {
   });
 });
 
-test('messages rows: text kept once — blocks that are only the content are stored empty and read back as one text block', () => {
+test('messages rows: blocks stored by reference to the row\'s content and tool columns, read back as received', () => {
   const base = { tenant_id: 't', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', conversation_id: 'c', type: 'message' };
   const msg = (id: string, content: string, content_blocks: unknown[]) => ({ ...base, event_id: id, message: { message_id: id, role: 'assistant', content, content_blocks, format: 'standard' } });
-  const cases: Array<[string, string, unknown[], boolean]> = [
-    ['plain', 'done', [{ type: 'text', text: 'done' }], true],
-    ['empty-text', '', [{ type: 'text', text: '' }], true],
-    ['none', 'hi', [], false],
-    ['other-text', 'summary', [{ type: 'text', text: 'the full answer' }], false],
-    ['two-texts', 'a\nb', [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], false],
-    ['thinking', 'x', [{ type: 'thinking', text: 'x' }], false],
-    ['extra-key', 'x', [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }], false],
-    ['with-tool', 'run', [{ type: 'text', text: 'run' }, { type: 'tool_use', tool_use_id: 'u', tool_name: 'Bash', input: {} }], false],
+  const long = 'x'.repeat(MAX_RESULT_CHARS + 10);
+  const use = (id: string, input: unknown) => ({ type: 'tool_use', tool_name: 'Bash', tool_use_id: id, input });
+  const result = (id: string, content: unknown, is_error = false) => ({ type: 'tool_result', tool_use_id: id, content, is_error });
+  // [id, content, blocks, stored form: '' elided, '~' by reference, '[' as received]
+  const cases: Array<[string, string, unknown[], '' | '~' | '[']> = [
+    ['plain', 'done', [{ type: 'text', text: 'done' }], ''],
+    ['empty-text', '', [{ type: 'text', text: '' }], ''],
+    ['none', 'hi', [], '['],
+    ['other-text', 'summary', [{ type: 'text', text: 'the full answer' }], '['],
+    ['two-texts', 'first part\nsecond part', [{ type: 'text', text: 'first part' }, { type: 'text', text: 'second part' }], '~'],
+    ['thinking', 'x', [{ type: 'thinking', text: 'x' }], '['],
+    ['extra-key', 'x', [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }], '['],
+    ['key-order', 'x', [{ text: 'x', type: 'text' }], '['],
+    ['tools', 'running the tests now', [{ type: 'thinking', text: 'check' }, { type: 'text', text: 'running the tests now' }, use('u1', { command: 'npm test', timeout: 60 }), result('u0', 'all 12 passed')], '~'],
+    ['error-result', '', [result('u2', 'boom: exit 1', true), result('u3', 'fine')], '~'],
+    // what the columns cap or change cannot be rebuilt from them: written out, the rest referenced
+    ['long-result', '', [result('u4', long), result('u5', 'short')], '~'],
+    ['array-result', '', [result('u6', [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }])], '['],
+    ['string-input', '', [use('u7', 'ls -la')], '['],
+    ['long-input', '', [use('u8', { data: 'y'.repeat(MAX_INPUT_CHARS) })], '['],
+    ['other-key-order', '', [{ type: 'tool_result', content: 'ok', tool_use_id: 'u9', is_error: false }], '['],
+    // blocks that look like references are never taken for them
+    ['ref-lookalike', 'abc', [{ type: 'text', n: 3 }], '['],
+    ['ref-lookalike-2', '', [{ type: 'tool_result', r: 0 }, result('u10', 'ok')], '['],
   ];
   const r = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: cases.map(([id, content, blocks]) => msg(id, content, blocks)) }));
   assert.is(r.kind, 'ok');
   const rows = new Map(decodeTable('messages', (r as any).output.tables.messages).map((row: any) => [row.message_id, row]));
-  for (const [id, content, blocks, elided] of cases) {
-    const row = rows.get(id) as { content: string; content_blocks: string };
+  for (const [id, content, blocks, form] of cases) {
+    const row = rows.get(id) as { content: string; content_blocks: string; tool_calls: string; tool_results: string };
     assert.is(row.content, content, id);
-    assert.is(row.content_blocks === '', elided, `${id}: stored ${JSON.stringify(row.content_blocks)}`);
+    assert.is(row.content_blocks === '' ? '' : row.content_blocks[0], form, `${id}: stored ${JSON.stringify(row.content_blocks)}`);
+    if (form !== '[') assert.ok(row.content_blocks.length < JSON.stringify(blocks).length, `${id}: the stored form is shorter`);
     // what a reader gets back is the value received, whichever way it was stored
-    assert.equal(parseContentBlocks(row.content_blocks, row.content), blocks, id);
-    assert.equal(JSON.parse(contentBlocksJson(row.content_blocks, row.content)), blocks, id);
+    assert.equal(parseContentBlocks(row), blocks, id);
+    assert.is(contentBlocksJson(row), JSON.stringify(blocks), id);
   }
+  // the capped result is written out in the reference form; the short one is referenced
+  assert.ok(rows.get('long-result').content_blocks.includes(long));
+  assert.not.ok(rows.get('long-result').content_blocks.includes('short'));
   // a prompt's text is one text block: stored once; an empty prompt has no blocks
   const p = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: [
     { ...base, type: 'prompt', event_id: 'p1', prompt: { text: 'fix it', length: 6, truncated: false } },
@@ -350,9 +369,11 @@ test('messages rows: text kept once — blocks that are only the content are sto
   ] }));
   const prompts = decodeTable('messages', (p as any).output.tables.messages).map((row: any) => [row.message_id, row.content_blocks]);
   assert.equal(prompts, [['p1', ''], ['p2', '[]']]);
-  // rows written before (the JSON in every case) read the same
-  assert.equal(parseContentBlocks('[{"type":"text","text":"done"}]', 'done'), [{ type: 'text', text: 'done' }]);
-  assert.equal(parseContentBlocks('not json', 'x'), []);
+  // rows written before (the JSON in every case) read the same; anything else reads as no blocks
+  const old = { content: 'done', tool_calls: '[]', tool_results: '[]' };
+  assert.equal(parseContentBlocks({ ...old, content_blocks: '[{"type":"text","text":"done"}]' }), [{ type: 'text', text: 'done' }]);
+  assert.equal(parseContentBlocks({ ...old, content_blocks: 'not json' }), []);
+  assert.equal(parseContentBlocks({ ...old, content_blocks: '~not json' }), []);
 });
 
 test('slim events rows: content held by messages, tool_calls or spans is not repeated in facets', () => {
