@@ -78,7 +78,7 @@ export function conversationRows(c: Conversation, receiveMs = c.startMs): Conver
   const messages = c.messages.map((m, i) => ({
     tenant_id: c.tenant, conversation_id: c.id, message_id: `${c.id}:m${i}`, ts: chTime(m.timeMs), seq: i, role: m.role,
     content: m.text,
-    // as the stream role stores them: a text-only message keeps its text once (schemas/content-blocks.ts)
+    // as the stream role stores them (schemas/content-blocks.ts): the text block by reference to `content`
     content_blocks: storedContentBlocks([...(m.thinking ? [{ type: 'thinking' as const, text: m.thinking }] : []), { type: 'text' as const, text: m.text }], m.text),
     tool_calls: JSON.stringify(m.toolCalls.map((tc) => ({ id: tc.id, name: tc.name, input: JSON.stringify(tc.input).slice(0, 512) }))),
     tool_results: JSON.stringify(m.toolCalls.map((tc) => ({ tool_use_id: tc.id, content: tc.success ? 'ok' : tc.error, is_error: !tc.success }))),
