@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs';
-import { unlink, writeFile } from 'node:fs/promises';
+import { open, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -115,6 +115,20 @@ const INSERT_SETTINGS = { date_time_input_format: 'best_effort' } as const;
  */
 export const FILE_INSERT_MIN_BYTES = 256 * 1024;
 
+/**
+ * Writes `body` as a new file in as few writes as the kernel takes (one, as a rule): `writeFile`
+ * writes 512 KiB at a time, each piece a round trip through the event loop (10 MB: 4 ms against
+ * 2 ms on an idle process, and each piece waits its turn on a busy one).
+ */
+async function writeWhole(path: string, body: Buffer): Promise<void> {
+  const fh = await open(path, 'w');
+  try {
+    for (let at = 0; at < body.length; ) at += (await fh.write(body, at, body.length - at)).bytesWritten;
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Spool files older than an hour are left by a process killed mid-insert (an insert takes seconds). */
 function clearStaleSpool(dir: string): void {
   const cutoff = Date.now() - 3600_000;
@@ -194,7 +208,7 @@ export function createStore(config: Config): Store {
         source = `'JSONCompactEachRow', '${structure.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
       }
       const file = join(spool, `${randomBytes(8).toString('hex')}.${format === 'Native' ? 'native' : 'jsonl'}`);
-      await writeFile(file, body);
+      await writeWhole(file, body);
       try {
         const quotedFile = file.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
         await gate.run(lane, () => chdb.chdb.queryAsync(`INSERT INTO ${target} (${columns.join(', ')}) ${settingsClause(settings)} SELECT * FROM file('${quotedFile}', ${source})`));
