@@ -18,7 +18,8 @@
  * is written with U+FFFD in its place, as `repairStrings` repairs it for JSON lines.
  */
 import { setOwn } from '../core/own.js';
-import { toText, type TableName } from './rows.js';
+import { isReferenced, toText, type TableName } from './rows.js';
+import { refsOf, storedValue } from '../schemas/attribute-refs.js';
 import { Reader, stringLength, timeText, timeUnits, varintLength, Writer } from './native-values.js';
 
 /** Each table's column types, in COLUMNS order, as the migrations leave them (a test compares). */
@@ -27,7 +28,7 @@ export const COLUMN_TYPES: Record<TableName, readonly string[]> = {
     'LowCardinality(String)', "DateTime64(3, 'UTC')", 'String', "DateTime64(3, 'UTC')", 'LowCardinality(String)', 'LowCardinality(String)',
     'LowCardinality(String)', 'LowCardinality(String)', 'String', 'String', 'LowCardinality(String)', 'UInt64', 'String', 'String',
     'Map(String, String)', 'Map(String, String)', 'LowCardinality(String)', 'LowCardinality(String)', 'String', 'LowCardinality(String)',
-    'UInt64', 'UInt64', 'UInt64', 'UInt64', 'Float64', 'LowCardinality(String)', 'String', 'Int8', 'Float64', 'String',
+    'UInt64', 'UInt64', 'UInt64', 'UInt64', 'Float64', 'LowCardinality(String)', 'String', 'Int8', 'Float64', 'String', 'UInt8',
   ],
   spans: [
     'LowCardinality(String)', 'String', 'String', 'String', "DateTime64(6, 'UTC')", "DateTime64(6, 'UTC')", 'Float64', 'LowCardinality(String)',
@@ -60,6 +61,8 @@ export interface NativeColumn {
   scale: number;
   /** Streams of the column: 1, or 3 for a map (sizes, keys, values). */
   streams: number;
+  /** A map whose values are stored by reference to the row's columns (`events.attributes`). */
+  refs: boolean;
 }
 
 /** The column's own type without the wrappers that do not change its Native bytes. */
@@ -80,7 +83,7 @@ export function nativeColumns(table: TableName, names: readonly string[]): Nativ
       ? 'time'
       : ({ String: 'string', UInt8: 'u8', Int8: 'i8', UInt64: 'u64', Float64: 'f64', 'Map(String, String)': 'map' } as Record<string, Kind>)[wire];
     if (!kind) throw new Error(`${table}.${names[i]}: no Native encoding for ${type}`);
-    return { name: names[i]!, kind, wire, scale: time ? Number(time[1]) : 0, streams: kind === 'map' ? 3 : 1 };
+    return { name: names[i]!, kind, wire, scale: time ? Number(time[1]) : 0, streams: kind === 'map' ? 3 : 1, refs: isReferenced(table, names[i]!) };
   });
 }
 
@@ -168,11 +171,14 @@ function writeColumn(w: Writer, c: NativeColumn, rows: readonly Record<string, u
         }
         if (!isPlain(v)) return false;
         let count = 0;
+        // only a row that says so (`attribute_refs` 1) is written by reference
+        const refs = c.refs && rows[i]!.attribute_refs === 1 ? refsOf(rows[i]!) : undefined;
         // a value that is not a string is stored as its JSON text (stringMap's rule)
         for (const k in v) {
           const x = v[k];
+          const text = typeof x === 'string' ? x : toText(x);
           keys.string(k);
-          values.string(typeof x === 'string' ? x : toText(x));
+          values.string(refs ? storedValue(text, refs) : text);
           count++;
         }
         w.int64(count);

@@ -6,6 +6,7 @@ import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns, type 
 import { COLUMNS, PARTITION_COLUMN, stringMap, TABLES, type TableName, type TableRows } from './rows.js';
 import type { InsertFormat } from '../core/clickhouse.js';
 import { bufferOf } from '../core/bytes.js';
+import { refsOf } from '../schemas/attribute-refs.js';
 
 /**
  * Insert-ready bytes of one table's rows of one partition month (`''` for unpartitioned tables):
@@ -29,6 +30,8 @@ const NATIVE = Object.fromEntries(TABLES.map((t) => [t, nativeColumns(t, COLUMNS
 export const nativeColumnsOf = (table: TableName): readonly NativeColumn[] => NATIVE[table];
 /** Per table, in COLUMNS order: whether the column is a map (its values written by `stringMap`'s rule). */
 const MAP_COLUMN = Object.fromEntries(TABLES.map((t) => [t, NATIVE[t].map((c) => c.kind === 'map')])) as unknown as Record<TableName, readonly boolean[]>;
+/** Per table, in COLUMNS order: whether the column is a map stored by reference (`isReferenced`). */
+const REFS_COLUMN = Object.fromEntries(TABLES.map((t) => [t, NATIVE[t].map((c) => c.refs)])) as unknown as Record<TableName, readonly boolean[]>;
 
 /**
  * JSONCompactEachRow lines of `rows`: an absent value is null, which inserts the column default; a
@@ -37,12 +40,13 @@ const MAP_COLUMN = Object.fromEntries(TABLES.map((t) => [t, NATIVE[t].map((c) =>
 export function jsonLines(table: TableName, rows: readonly Record<string, unknown>[]): Uint8Array {
   const cols = COLUMNS[table];
   const maps = MAP_COLUMN[table];
+  const referenced = REFS_COLUMN[table];
   let text = '';
   for (const r of rows) {
     const a = new Array(cols.length);
     for (let c = 0; c < cols.length; c++) {
       const v = r[cols[c]!] ?? null;
-      a[c] = maps[c] && v !== null && typeof v === 'object' ? stringMap(v as Record<string, unknown>) : v;
+      a[c] = maps[c] && v !== null && typeof v === 'object' ? stringMap(v as Record<string, unknown>, referenced[c] && r.attribute_refs === 1 ? refsOf(r) : undefined) : v;
     }
     text += JSON.stringify(a) + '\n';
   }

@@ -5,6 +5,7 @@
  */
 import type { ContentBlock, IngestEvent } from '../schemas/events.js';
 import { storedContentBlocks } from '../schemas/content-blocks.js';
+import { storedValue } from '../schemas/attribute-refs.js';
 import { setOwn } from '../core/own.js';
 import { effectClass } from './effect-class.js';
 import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, capText, resultText } from './analyses/snapshot.js';
@@ -19,6 +20,7 @@ export const COLUMNS: Record<TableName, readonly string[]> = {
     'tenant_id', 'event_time', 'event_id', 'receive_time', 'agent', 'source', 'type', 'name', 'conversation_id', 'user_id', 'environment',
     'sequence', 'trace_id', 'span_id', 'attributes', 'resource', 'scope_name', 'scope_version', 'facets', 'model', 'input_tokens',
     'output_tokens', 'cache_read_tokens', 'cache_creation_tokens', 'cost_usd', 'tool_name', 'tool_call_id', 'success', 'duration_ms', 'message_id',
+    'attribute_refs',
   ],
   spans: [
     'tenant_id', 'trace_id', 'span_id', 'parent_span_id', 'start_time', 'end_time', 'duration_ms', 'name', 'kind', 'status_code', 'status_message',
@@ -56,13 +58,16 @@ export const toText = (v: unknown): string => (typeof v === 'string' ? v : v ===
  * rows carry the event's own objects in their map columns; the encoders apply this rule as they
  * write (stream/native.ts, jsonLines in stream/row-bytes.ts), so no converted copy is built per row.
  */
-export function stringMap(attrs: Record<string, unknown> | undefined): Record<string, string> {
+export function stringMap(attrs: Record<string, unknown> | undefined, refs?: ReadonlyMap<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   if (!attrs) return out;
   // a key named `__proto__` (the edge keeps it as sent) stays a key, as the Native writer keeps it
-  for (const [k, v] of Object.entries(attrs)) setOwn(out, k, toText(v));
+  for (const [k, v] of Object.entries(attrs)) setOwn(out, k, refs ? storedValue(toText(v), refs) : toText(v));
   return out;
 }
+
+/** Map columns whose values are stored by reference to their row's columns (schemas/attribute-refs.ts). */
+export const isReferenced = (table: TableName, column: string): boolean => table === 'events' && column === 'attributes';
 
 export function eventsToRows(events: readonly IngestEvent[]): TransformOutput {
   const rows: Required<TableRows> = { events: [], spans: [], messages: [], tool_calls: [] };
@@ -164,6 +169,8 @@ function eventRow(e: IngestEvent, hasCallRow: boolean): Record<string, unknown> 
     success: e.tool?.success === undefined ? -1 : e.tool.success ? 1 : 0,
     duration_ms: e.tool?.duration_ms ?? api.duration_ms ?? e.span?.duration_ms ?? 0,
     message_id: msg?.message_id ?? '',
+    // `attributes` is written by reference to these columns (schemas/attribute-refs.ts)
+    attribute_refs: 1,
   };
 }
 

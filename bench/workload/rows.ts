@@ -2,6 +2,8 @@ import type { Conversation } from './conversation.js';
 import { agentARecords, agentBRecords, type Attr } from './otlp.js';
 import { agentAHooks, directEvents } from './hooks-direct.js';
 import { storedContentBlocks } from '../../schemas/content-blocks.js';
+import { refsOf } from '../../schemas/attribute-refs.js';
+import { stringMap as storedMap } from '../../stream/rows.js';
 
 /**
  * ClickHouse rows (tables of sql/migrations/0001_core_tables.sql) for one generated conversation:
@@ -52,10 +54,13 @@ export function conversationRows(c: Conversation, receiveMs = c.startMs): Conver
   const push = (seq: number, timeMs: number, type: string, name: string, attributes: Record<string, string>, resource: Record<string, string>, scope: { name: string; version: string }) => {
     if (timeMs < firstMs) firstMs = timeMs;
     if (timeMs > lastMs) lastMs = timeMs;
-    events.push({
+    const row: Record<string, unknown> = {
       ...common, event_id: `${c.id}:${seq}`, event_time: chTime(timeMs), type, name, sequence: seq,
-      attributes, resource, scope_name: scope.name, scope_version: scope.version, facets: '{}',
-    });
+      resource, scope_name: scope.name, scope_version: scope.version, facets: '{}', attribute_refs: 1,
+    };
+    // stored by reference to the row's columns, as the stream stores them (schemas/attribute-refs.ts)
+    row.attributes = storedMap(attributes, refsOf(row));
+    events.push(row);
   };
   if (c.format.startsWith('otlp')) {
     const a = c.format.endsWith('-a');

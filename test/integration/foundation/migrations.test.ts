@@ -67,6 +67,31 @@ test('attribute maps written before 0150 (LowCardinality keys) read the same aft
   }
 });
 
+test('0180: events written before it read the same through events_received, rows written by reference read as received', async () => {
+  const old = createStore(loadConfig({ DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'before_0180' }));
+  const received = () => old.query<{ id: string; attributes: Record<string, string> }>('SELECT event_id AS id, attributes FROM {{db}}.events_received ORDER BY id');
+  try {
+    await migrate(old, { before: 180 });
+    // written as an older version wrote it: values as received, one of them looking like a reference
+    const attributes = { 'session.id': 'c1-session', lookalike: '\u0000c', nul: '\u0000\u0000x' };
+    const row = { tenant_id: 't', conversation_id: 'c1-session', event_time: '2026-01-01T00:00:00.250Z', event_id: 'e1', receive_time: '2026-01-01T00:00:00Z', type: 'log', attributes };
+    await old.insert('events', [row]);
+    const raw = await old.query('SELECT attributes FROM {{db}}.events');
+
+    assert.equal((await migrate(old)).applied, ['0180_attribute_refs']);
+    assert.equal(await old.query('SELECT attributes FROM {{db}}.events'), raw, 'no row is rewritten');
+    assert.equal(await received(), [{ id: 'e1', attributes }]);
+    // a row written by reference beside it
+    await old.insert('events', [{ ...row, event_id: 'e2', attribute_refs: 1, attributes: { 'session.id': '\u0000c', 'event.timestamp': '\u0000e', lookalike: '\u0000\u0000c' } }]);
+    assert.equal((await received())[1], { id: 'e2', attributes: { 'session.id': 'c1-session', 'event.timestamp': '2026-01-01T00:00:00.250Z', lookalike: '\u0000c' } });
+    // re-applied, the statements change nothing
+    for (const s of loadMigrations().find((m) => m.version === 180)!.statements) await old.command(s);
+    assert.equal((await received()).length, 2);
+  } finally {
+    await old.command('DROP DATABASE IF EXISTS {{db}}');
+  }
+});
+
 test('0170 drops the trigram filter of messages.content; messages read the same and keyword search still finds them', async () => {
   const old = createStore(loadConfig({ DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'before_0170' }));
   const indexes = async () =>
@@ -86,7 +111,7 @@ test('0170 drops the trigram filter of messages.content; messages read the same 
     await old.insert('messages', rows);
     const before = await messages();
 
-    assert.equal((await migrate(old)).applied, ['0170_drop_content_ngram_index']);
+    assert.equal((await migrate(old, { before: 171 })).applied, ['0170_drop_content_ngram_index']);
     assert.equal(await indexes(), ['idx_content_words']);
     assert.equal(await messages(), before);
     const hits = await old.query<{ id: string }>("SELECT message_id AS id FROM {{db}}.messages WHERE hasAllTokens(lowerUTF8(content), ['zebra']) ORDER BY id");

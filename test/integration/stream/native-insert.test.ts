@@ -11,7 +11,8 @@ import type { Store } from '../../../core/clickhouse.js';
 import { runPipeline } from '../../../ingest/pipeline.js';
 import { withDefaults } from '../../../stream/batch.js';
 import { encodeNativeChunk, nativeBlock, COLUMN_TYPES } from '../../../stream/native.js';
-import { COLUMNS, eventsToRows, TABLES, type TableName } from '../../../stream/rows.js';
+import { COLUMNS, eventsToRows, stringMap, TABLES, type TableName } from '../../../stream/rows.js';
+import { ATTRIBUTE_REFS, receivedAttributes } from '../../../schemas/attribute-refs.js';
 import { jsonLines, nativeColumnsOf } from '../../../stream/row-bytes.js';
 import { buildPool } from '../../../bench/lib/pool.js';
 import type { IngestEvent } from '../../../schemas/events.js';
@@ -83,6 +84,63 @@ for (const which of ['embedded', 'server'] as const) {
     }
     const kept = await store.query<{ v: string }>("SELECT attributes['__proto__'] AS v FROM via_native.events WHERE conversation_id = 'edge-values'");
     assert.equal(kept, [{ v: 'p' }], 'an attribute named __proto__ is stored');
+  });
+}
+
+/** An events row whose attributes repeat its columns in every way a reference must (and must not) take. */
+function referencingRow(): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    tenant_id: 'edge', conversation_id: 'sess-0f3a-41c2', user_id: 'user-77', name: 'claude_code.tool_result', tool_call_id: 'toolu_01ABC',
+    tool_name: 'Bash', model: 'claude-sonnet-4-5', message_id: 'msg-1', sequence: 4242, event_id: 'refs-1',
+    event_time: '2025-06-01T10:00:00.120Z', receive_time: '2025-06-01T10:00:01Z', type: 'tool_result', success: 1, attribute_refs: 1,
+  };
+  row.attributes = {
+    'session.id': 'sess-0f3a-41c2', session_id: 'sess-0f3a-41c2', 'user.id': 'user-77', 'event.name': 'claude_code.tool_result',
+    tool_use_id: 'toolu_01ABC', tool_name: 'Bash', model: 'claude-sonnet-4-5', 'message.id': 'msg-1', 'event.sequence': 4242, seq_text: '4242', 'short.seq': 42,
+    'event.timestamp': '2025-06-01T10:00:00.120Z', 'other.time': '2025-06-01T10:00:00.12Z', 'nul.ref': '\u0000c', 'nul.lead': '\u0000\u0000x',
+    empty: '', short: 'Ba', 'not.ref': 'sess-0f3a-41c2 ', obj: { id: 'sess-0f3a-41c2' }, n: 1.5,
+  };
+  return row;
+}
+
+for (const which of ['embedded', 'server'] as const) {
+  test(`${which}: events.attributes are stored by reference to the row's columns and read back exactly as received`, async () => {
+    const store = storeNamed(which);
+    // a row that does not say it is written by reference (as an older writer's) is stored as received
+    const plain: Record<string, unknown> = { ...referencingRow(), event_id: 'plain-1', attribute_refs: undefined };
+    const rows = [...messages(1500).flatMap((m) => m.events ?? []), referencingRow(), plain].filter((r) => r.event_id);
+    const cols = nativeColumnsOf('events');
+    await store.insertBytes('events', COLUMNS.events, nativeBlock(cols, [{ rows: rows.length, ...encodeNativeChunk(cols, rows)! }]), { insert_deduplicate: 0 }, 'Native');
+    const received = new Map(rows.map((r) => [`${r.tenant_id}/${r.event_id}`, stringMap(r.attributes as Record<string, unknown>)]));
+    const read = await store.query<Record<string, unknown>>(`SELECT tenant_id, event_id, attributes, attribute_refs, ${Object.values(ATTRIBUTE_REFS).join(', ')} FROM {{db}}.events`);
+    const viewed = new Map(
+      (await store.query<{ id: string; attributes: Record<string, string> }>("SELECT concat(tenant_id, '/', event_id) AS id, attributes FROM {{db}}.events_received")).map((r) => [r.id, r.attributes]),
+    );
+    assert.is(read.length, rows.length);
+    let storedChars = 0;
+    let receivedChars = 0;
+    for (const r of read) {
+      const id = `${r.tenant_id}/${r.event_id}`;
+      const want = received.get(id)!;
+      assert.equal(Object.entries(receivedAttributes(r)), Object.entries(want), `${id}: read by receivedAttributes`);
+      assert.equal(Object.entries(viewed.get(id)!), Object.entries(want), `${id}: read through events_received`);
+      for (const v of Object.values(r.attributes as Record<string, string>)) storedChars += v.length;
+      for (const v of Object.values(want)) receivedChars += v.length;
+    }
+    // the workload's sessions, timestamps and tool ids are stored once, in their columns
+    assert.ok(storedChars < receivedChars * 0.8, `stored ${storedChars} of ${receivedChars} characters`);
+    const mine = read.find((r) => r.event_id === 'refs-1')!.attributes as Record<string, string>;
+    assert.equal(
+      { ...mine },
+      {
+        'session.id': '\u0000c', session_id: '\u0000c', 'user.id': '\u0000u', 'event.name': '\u0000n', tool_use_id: '\u0000t', tool_name: '\u0000o',
+        model: '\u0000m', 'message.id': '\u0000i', 'event.sequence': '\u0000s', seq_text: '\u0000s', 'short.seq': '42', 'event.timestamp': '\u0000e',
+        'other.time': '2025-06-01T10:00:00.12Z', 'nul.ref': '\u0000\u0000c', 'nul.lead': '\u0000\u0000\u0000x', empty: '', short: 'Ba',
+        'not.ref': 'sess-0f3a-41c2 ', obj: '{"id":"sess-0f3a-41c2"}', n: '1.5',
+      },
+      'what is stored for each kind of value',
+    );
+    assert.equal({ ...(read.find((r) => r.event_id === 'plain-1')!.attributes as Record<string, string>) }, { ...stringMap(plain.attributes as Record<string, unknown>) }, 'a row not written by reference keeps its map as received');
   });
 }
 
