@@ -81,8 +81,16 @@ async function leafParents(): Promise<Map<string, string>> {
 const tstore = () => createTaxonomyStore(ts.system.rt.store);
 const never = new AbortController().signal;
 
+/**
+ * The taxonomy job, held until every posted conversation has its segment: the job builds the first
+ * taxonomy as soon as 50 segments exist, so left to itself it could start with 59 of the 60.
+ */
+let jobOpen = false;
+const job = taxonomyJob();
+const heldJob = { ...job, run: (...a: Parameters<typeof job.run>) => (jobOpen ? job.run(...a) : Promise.resolve()) };
+
 test.before(async () => {
-  ts = await startTestSystem({ env: { JOB_INTERVAL_MS: '400' }, stream: { tenantJobs: [taxonomyJob()] } });
+  ts = await startTestSystem({ env: { JOB_INTERVAL_MS: '400' }, stream: { tenantJobs: [heldJob] } });
   otherKey = (await ts.system.rt.keys.create({ tenant: OTHER, role: 'member', scopes: ['ingest', 'read'] })).key;
   const t0 = Date.now() - 3_600_000;
   const events: unknown[] = [];
@@ -93,6 +101,9 @@ test.before(async () => {
   await post(events);
   // the other tenant: a few conversations, fewer than the 50 segments a taxonomy needs
   await post(Array.from({ length: 5 }, (_, i) => conversation(`acme-${i}`, request(TOPICS.refund!, i, i), t0 + i * 1000)).flat(), otherKey);
+  const all = await eventually(async () => ((await segmentTexts('default')) === 60 ? true : undefined), { timeoutMs: 60_000, intervalMs: 200 });
+  assert.ok(all, `every conversation has its segment (segments: ${await segmentTexts('default')})`);
+  jobOpen = true;
 });
 test.after(async () => {
   await ts?.stop({ withNats: true });
