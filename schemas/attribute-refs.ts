@@ -34,35 +34,66 @@ export const ATTRIBUTE_REFS = {
 type Code = keyof typeof ATTRIBUTE_REFS;
 const CODES = Object.keys(ATTRIBUTE_REFS) as Code[];
 
+/** The codes of the columns compared by text as they are (all but `event_time`). */
+const PLAIN_CODES = CODES.filter((c) => c !== 'e');
+
 /** A row's column as the text a reference to it rebuilds, or undefined when it rebuilds none. */
-function columnText(row: Record<string, unknown>, code: Code): string | undefined {
+function columnText(row: Record<string, unknown>, code: Exclude<Code, 'e'>): string | undefined {
   const v = row[ATTRIBUTE_REFS[code]];
   if (code === 's') return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined;
-  if (code === 'e') {
-    const units = typeof v === 'string' ? timeUnits(v, 3) : undefined;
-    return units === undefined ? undefined : timeText(units, 3);
-  }
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-/**
- * The texts of a row's referable columns, computed once per row: `refsOf(row)` for the writer.
- * Only texts of at least three characters are referred to (a reference is two).
- */
-export function refsOf(row: Record<string, unknown>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const code of CODES) {
-    const text = columnText(row, code);
-    // the first column holding a text is the one referred to
-    if (text !== undefined && text.length > 2 && !out.has(text)) out.set(text, NUL + code);
-  }
-  return out;
+/** What a row's values may refer to: `refsOf(row)`, once per row, for `storedValue`. */
+export interface RowRefs {
+  /** Texts of the row's columns, each stored as the reference at the same index. */
+  texts: string[];
+  refs: string[];
+  eventTime: unknown;
+  /** `event_time` as a reference rebuilds it ('' when it rebuilds none); made when first needed. */
+  timeText?: string;
 }
 
+/**
+ * The texts a row's values may refer to. Only texts of three characters or more are referred to (a
+ * reference is two); a text that two columns hold refers to the first. A plain scan, not a map: a
+ * row has at most nine, and a value of another length is passed over at its length.
+ */
+export function refsOf(row: Record<string, unknown>): RowRefs {
+  const texts: string[] = [];
+  const refs: string[] = [];
+  for (const code of PLAIN_CODES) {
+    const text = columnText(row, code as Exclude<Code, 'e'>);
+    if (text !== undefined && text.length > 2 && !texts.includes(text)) {
+      texts.push(text);
+      refs.push(NUL + code);
+    }
+  }
+  return { texts, refs, eventTime: row.event_time };
+}
+
+/** `event_time` as the text its reference rebuilds: `YYYY-MM-DDThh:mm:ss.fffZ`, '' when not canonical. */
+function timeTextOf(v: unknown): string {
+  if (typeof v !== 'string') return '';
+  const units = timeUnits(v, 3);
+  if (units === undefined) return '';
+  // the edge's own form (milliseconds, Z) is already that text
+  return v.length === 24 && v.charCodeAt(19) === 46 /* . */ ? v : timeText(units, 3);
+}
+
+const REF_TIME = `${NUL}e`;
+
 /** How a received attribute value (its text) is stored, given its row's `refsOf`. */
-export function storedValue(text: string, refs: ReadonlyMap<string, string>): string {
+export function storedValue(text: string, r: RowRefs): string {
   if (text.charCodeAt(0) === 0) return NUL + text;
-  return refs.get(text) ?? text;
+  const n = text.length;
+  for (let i = 0; i < r.texts.length; i++) {
+    const t = r.texts[i]!;
+    if (t.length === n && t === text) return r.refs[i]!;
+  }
+  // a time's text is 24 characters ending in Z: only such a value costs the row's time text
+  if (n === 24 && text.charCodeAt(23) === 90 && text === (r.timeText ??= timeTextOf(r.eventTime))) return REF_TIME;
+  return text;
 }
 
 /** The attribute map as received, from a stored row (`attribute_refs` 0: as stored). */

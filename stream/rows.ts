@@ -5,7 +5,7 @@
  */
 import type { ContentBlock, IngestEvent } from '../schemas/events.js';
 import { storedContentBlocks } from '../schemas/content-blocks.js';
-import { storedValue } from '../schemas/attribute-refs.js';
+import { storedValue, type RowRefs } from '../schemas/attribute-refs.js';
 import { setOwn } from '../core/own.js';
 import { effectClass } from './effect-class.js';
 import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, capText, resultText } from './analyses/snapshot.js';
@@ -58,7 +58,7 @@ export const toText = (v: unknown): string => (typeof v === 'string' ? v : v ===
  * rows carry the event's own objects in their map columns; the encoders apply this rule as they
  * write (stream/native.ts, jsonLines in stream/row-bytes.ts), so no converted copy is built per row.
  */
-export function stringMap(attrs: Record<string, unknown> | undefined, refs?: ReadonlyMap<string, string>): Record<string, string> {
+export function stringMap(attrs: Record<string, unknown> | undefined, refs?: RowRefs): Record<string, string> {
   const out: Record<string, string> = {};
   if (!attrs) return out;
   // a key named `__proto__` (the edge keeps it as sent) stays a key, as the Native writer keeps it
