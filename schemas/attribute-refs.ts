@@ -12,6 +12,7 @@
  * exactly the map received either way (docs/storage.md "Attributes stored by reference").
  */
 import { timeText, timeUnits } from '../stream/native-values.js';
+import { setOwn } from '../core/own.js';
 
 const NUL = '\u0000';
 
@@ -72,6 +73,15 @@ export function refsOf(row: Record<string, unknown>): RowRefs {
   return { texts, refs, eventTime: row.event_time };
 }
 
+/**
+ * What the values of a row's attribute map may refer to, or undefined when the row is not written
+ * by reference (it does not say `attribute_refs` 1): the one test both encoders (stream/native.ts,
+ * jsonLines) make.
+ */
+export function rowRefs(row: Record<string, unknown>): RowRefs | undefined {
+  return row.attribute_refs === 1 ? refsOf(row) : undefined;
+}
+
 /** `event_time` as the text its reference rebuilds: `YYYY-MM-DDThh:mm:ss.fffZ`, '' when not canonical. */
 function timeTextOf(v: unknown): string {
   if (typeof v !== 'string') return '';
@@ -107,7 +117,7 @@ export function receivedAttributes(row: Record<string, unknown>): Record<string,
       if (v.charCodeAt(1) === 0) text = v.slice(1);
       else if (v.length === 2 && v[1]! in ATTRIBUTE_REFS) text = storedColumnText(row, v[1] as Code);
     }
-    Object.defineProperty(out, k, { value: text, enumerable: true, writable: true, configurable: true });
+    setOwn(out, k, text);
   }
   return out;
 }

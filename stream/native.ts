@@ -19,7 +19,7 @@
  */
 import { setOwn } from '../core/own.js';
 import { isReferenced, toText, type TableName } from './rows.js';
-import { refsOf, storedValue } from '../schemas/attribute-refs.js';
+import { rowRefs, storedValue } from '../schemas/attribute-refs.js';
 import { Reader, stringLength, timeText, timeUnits, varintLength, Writer } from './native-values.js';
 
 /** Each table's column types, in COLUMNS order, as the migrations leave them (a test compares). */
@@ -171,8 +171,7 @@ function writeColumn(w: Writer, c: NativeColumn, rows: readonly Record<string, u
         }
         if (!isPlain(v)) return false;
         let count = 0;
-        // only a row that says so (`attribute_refs` 1) is written by reference
-        const refs = c.refs && rows[i]!.attribute_refs === 1 ? refsOf(rows[i]!) : undefined;
+        const refs = c.refs ? rowRefs(rows[i]!) : undefined;
         // a value that is not a string is stored as its JSON text (stringMap's rule)
         for (const k in v) {
           const x = v[k];

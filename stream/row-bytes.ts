@@ -6,7 +6,7 @@ import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns, type 
 import { COLUMNS, PARTITION_COLUMN, stringMap, TABLES, type TableName, type TableRows } from './rows.js';
 import type { InsertFormat } from '../core/clickhouse.js';
 import { bufferOf } from '../core/bytes.js';
-import { refsOf } from '../schemas/attribute-refs.js';
+import { rowRefs } from '../schemas/attribute-refs.js';
 
 /**
  * Insert-ready bytes of one table's rows of one partition month (`''` for unpartitioned tables):
@@ -46,7 +46,7 @@ export function jsonLines(table: TableName, rows: readonly Record<string, unknow
     const a = new Array(cols.length);
     for (let c = 0; c < cols.length; c++) {
       const v = r[cols[c]!] ?? null;
-      a[c] = maps[c] && v !== null && typeof v === 'object' ? stringMap(v as Record<string, unknown>, referenced[c] && r.attribute_refs === 1 ? refsOf(r) : undefined) : v;
+      a[c] = maps[c] && v !== null && typeof v === 'object' ? stringMap(v as Record<string, unknown>, referenced[c] ? rowRefs(r) : undefined) : v;
     }
     text += JSON.stringify(a) + '\n';
   }
