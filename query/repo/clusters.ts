@@ -5,7 +5,9 @@
  * cached by run id; segment counts are read per request (new segments are assigned continuously).
  */
 import { namedQuery, type Store } from '../../core/clickhouse.js';
+import { createRunCache } from '../../core/run-cache.js';
 import type { TextModel } from '../../core/vectors/model.js';
+import { runModel } from '../../core/vectors/stored-model.js';
 import { isoTimestamp } from '../time.js';
 
 export interface CurrentRun {
@@ -34,26 +36,15 @@ export interface RunNodes {
   list: NodeRow[];
 }
 
-const CACHE_RUNS = 32;
+/** Bytes of run nodes the data API keeps (core/run-cache.ts; models: core/vectors/stored-model.ts). */
+const NODE_CACHE_BYTES = 32 * 1024 * 1024;
+/** Per node: its strings and map entry beside the centroid. */
+const NODE_OVERHEAD_BYTES = 512;
 
-function lru<V>() {
-  const m = new Map<string, Promise<V>>();
-  return (key: string, load: () => Promise<V>): Promise<V> => {
-    let v = m.get(key);
-    if (!v) {
-      v = load();
-      // a failed load is not kept: the next request tries again
-      v.catch(() => m.delete(key));
-      if (m.size >= CACHE_RUNS) m.delete(m.keys().next().value!);
-      m.set(key, v);
-    }
-    return v;
-  };
-}
+const nodesBytes = (n: RunNodes) => n.list.reduce((sum, node) => sum + node.centroid.byteLength + 2 * (node.label.length + node.summary.length) + NODE_OVERHEAD_BYTES, 0);
 
 export function createClustersRepo(store: Store) {
-  const nodeCache = lru<RunNodes>();
-  const modelCache = lru<TextModel | undefined>();
+  const nodeCache = createRunCache<RunNodes>({ maxBytes: NODE_CACHE_BYTES, sizeOf: nodesBytes });
 
   return {
     async currentRun(tenant: string): Promise<CurrentRun | undefined> {
@@ -63,7 +54,7 @@ export function createClustersRepo(store: Store) {
     },
 
     nodes(tenant: string, runId: string): Promise<RunNodes> {
-      return nodeCache(`${tenant}\u0000${runId}`, async () => {
+      return nodeCache.get(`${tenant}\u0000${runId}`, async () => {
         const rows = await store.query<Omit<NodeRow, 'has_children' | 'centroid' | 'depth'> & { has_children: number | string; depth: number | string; centroid: number[] }>(
           `SELECT node_id, parent_id, depth, node_type, label, summary, keywords, has_children, centroid FROM {{db}}.cluster_nodes FINAL WHERE tenant_id = {tenant:String} AND run_id = {run:String}`,
           { tenant, run: runId },
@@ -88,17 +79,7 @@ export function createClustersRepo(store: Store) {
     },
 
     model(tenant: string, runId: string): Promise<TextModel | undefined> {
-      return modelCache(`${tenant}\u0000${runId}`, async () => {
-        const rows = await store.query<{ feature: number | string; block: number | string; idf: number; vector: number[] }>(
-          `SELECT feature, block, idf, vector FROM {{db}}.cluster_models WHERE tenant_id = {tenant:String} AND run_id = {run:String} ORDER BY feature`,
-          { tenant, run: runId },
-        );
-        if (rows.length === 0) return undefined;
-        const dims = rows[0]!.vector.length;
-        const components = new Float32Array(rows.length * dims);
-        rows.forEach((r, i) => components.set(r.vector, i * dims));
-        return { dims, features: Uint32Array.from(rows, (r) => Number(r.feature)), blocks: Uint8Array.from(rows, (r) => Number(r.block)), idf: Float32Array.from(rows, (r) => Number(r.idf)), components };
-      });
+      return runModel(store, tenant, runId);
     },
 
     /** Conversations with a segment in the node (or its clusters), newest first, with the exact total. */

@@ -6,6 +6,7 @@
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import { dropRunsExcept } from './run-rows.js';
 import type { TextModel } from '../../core/vectors/model.js';
+import { runModel } from '../../core/vectors/stored-model.js';
 import type { AssignableLeaf } from '../analyses/taxonomy/assign.js';
 import type { PreviousTree, TaxonomyBuild, TaxonomySegment } from '../analyses/taxonomy/build.js';
 
@@ -76,17 +77,8 @@ export function createTaxonomyStore(store: Store) {
       return { leafOf: new Map(rows.map((r) => [r.segment_id, r.node_id])), categoryOf: new Map(rows.map((r) => [r.segment_id, r.category_id])) };
     },
 
-    async loadModel(tenant: string, runId: string): Promise<TextModel | undefined> {
-      const rows = await store.query<{ feature: number | string; block: number; idf: number; vector: number[] }>(
-        `SELECT feature, block, idf, vector FROM {{db}}.cluster_models WHERE tenant_id = {tenant:String} AND run_id = {run:String} ORDER BY feature`,
-        { tenant, run: runId },
-      );
-      if (rows.length === 0) return undefined;
-      const dims = rows[0]!.vector.length;
-      const components = new Float32Array(rows.length * dims);
-      rows.forEach((r, i) => components.set(r.vector, i * dims));
-      return { dims, features: Uint32Array.from(rows, (r) => Number(r.feature)), blocks: Uint8Array.from(rows, (r) => Number(r.block)), idf: Float32Array.from(rows, (r) => Number(r.idf)), components };
-    },
+    /** The run's model, cached per process (core/vectors/stored-model.ts). */
+    loadModel: (tenant: string, runId: string): Promise<TextModel | undefined> => runModel(store, tenant, runId),
 
     async loadLeaves(tenant: string, runId: string): Promise<AssignableLeaf[]> {
       const rows = await store.query<{ node_id: string; parent_id: string; centroid: number[]; threshold: number }>(

@@ -8,8 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../core/clickhouse.js';
-import { embedText, type TextModel } from '../../core/vectors/model.js';
-import { assignVector } from '../analyses/taxonomy/assign.js';
+import { embedText } from '../../core/vectors/model.js';
+import { createRunCache } from '../../core/run-cache.js';
+import { assignVector, type AssignableLeaf } from '../analyses/taxonomy/assign.js';
 import { buildTaxonomy, MIN_SEGMENTS, TAXONOMY_VERSION, type PreviousTree, type TaxonomyBuild, type TaxonomySegment } from '../analyses/taxonomy/build.js';
 import type { TenantJob, TenantJobContext } from '../analyze/scheduler.js';
 import { createTaxonomyStore, type RunRow, type TaxonomyStore } from './taxonomy-store.js';
@@ -40,11 +41,16 @@ export function rebuildTrigger(
   policy: RebuildPolicy = DEFAULT_POLICY,
 ): RebuildTrigger | null {
   if (Number(run.taxonomy_version) !== TAXONOMY_VERSION) return 'version';
-  if (now.ms - Date.parse(run.completed_at) < policy.minIntervalMs) return null;
+  if (!rebuildDue(run, now.ms, policy)) return null;
   if (now.segments >= run.num_segments * policy.growthRatio && now.segments - run.num_segments >= policy.minGrowth) return 'growth';
   if (now.heldAside >= Math.max(10, policy.heldAsideShare * run.num_segments)) return 'held_aside';
   if (now.assigned >= 30 && now.meanSimilarity < run.mean_similarity - policy.driftDrop) return 'drift';
   return null;
+}
+
+/** Whether the run is old enough for a trigger other than a version change (`rebuildTrigger`). Pure. */
+export function rebuildDue(run: Pick<RunRow, 'completed_at'>, ms: number, policy: RebuildPolicy = DEFAULT_POLICY): boolean {
+  return ms - Date.parse(run.completed_at) >= policy.minIntervalMs;
 }
 
 export interface TaxonomyJobOptions {
@@ -59,19 +65,18 @@ export interface TaxonomyJobOptions {
   onPhase?: (phase: 'load' | 'build' | 'write' | 'switch', ms: number) => void;
 }
 
-/** Model and leaves of a run, cached by run id (a run never changes once complete). */
-const runCache = new Map<string, { model: TextModel | undefined; leaves: Awaited<ReturnType<TaxonomyStore['loadLeaves']>> }>();
+/** Bytes of run leaves the stream role keeps (core/run-cache.ts): a run never changes once complete. */
+const LEAF_CACHE_BYTES = 32 * 1024 * 1024;
+/** Per leaf: its ids and threshold beside the centroid. */
+const LEAF_OVERHEAD_BYTES = 160;
 
-async function runParts(ts: TaxonomyStore, tenant: string, runId: string) {
-  const key = `${tenant}\u0000${runId}`;
-  let parts = runCache.get(key);
-  if (!parts) {
-    parts = { model: await ts.loadModel(tenant, runId), leaves: await ts.loadLeaves(tenant, runId) };
-    if (runCache.size >= 16) runCache.delete(runCache.keys().next().value!);
-    runCache.set(key, parts);
-  }
-  return parts;
-}
+const leafCache = createRunCache<AssignableLeaf[]>({ maxBytes: LEAF_CACHE_BYTES, sizeOf: (leaves) => leaves.reduce((sum, l) => sum + 4 * l.centroid.length + LEAF_OVERHEAD_BYTES, 0) });
+
+/** The run's model (core/vectors/stored-model.ts, one cache per process) and leaves. */
+const runParts = async (ts: TaxonomyStore, tenant: string, runId: string) => ({
+  model: await ts.loadModel(tenant, runId),
+  leaves: await leafCache.get(`${tenant}\u0000${runId}`, () => ts.loadLeaves(tenant, runId)),
+});
 
 /** Assigns pending segments to the run's leaves; returns how many were assigned. */
 export async function assignPending(ts: TaxonomyStore, tenant: string, run: RunRow, limit: number, signal: AbortSignal): Promise<number> {
@@ -162,7 +167,9 @@ export function taxonomyJob(opts: TaxonomyJobOptions = {}): TenantJob {
         ctx.log.info({ tenant, runId, segments: n, nodes: build.nodes.length, heldAside: build.stats.heldAside }, 'taxonomy: first run built');
         return;
       }
-      if (run.taxonomy_version === TAXONOMY_VERSION) await assignPending(ts, tenant, run, opts.assignBatch ?? 5000, ctx.signal);
+      if (Number(run.taxonomy_version) === TAXONOMY_VERSION) await assignPending(ts, tenant, run, opts.assignBatch ?? 5000, ctx.signal);
+      // within the minimum interval no trigger but a version change can fire: its counts are not read
+      if (Number(run.taxonomy_version) === TAXONOMY_VERSION && !rebuildDue(run, Date.now(), policy)) return;
       const stats = await ts.incrementalStats(tenant, run.run_id);
       const trigger = rebuildTrigger(run, { ...stats, segments: await ts.countSegments(tenant), ms: Date.now() }, policy);
       if (!trigger) return;

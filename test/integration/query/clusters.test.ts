@@ -11,6 +11,8 @@ import { Ajv } from 'ajv';
 import { ENDPOINTS } from '../../../schemas/api/index.js';
 import { taxonomyJob, rebuild } from '../../../stream/jobs/taxonomy.js';
 import { createTaxonomyStore } from '../../../stream/jobs/taxonomy-store.js';
+import type { TenantJobContext } from '../../../stream/analyze/scheduler.js';
+import { namedQuery, type Store } from '../../../core/clickhouse.js';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
 
@@ -137,6 +139,30 @@ test('the leased job builds the first taxonomy once 50 segments exist; the other
   for (const [leaf, t] of topics) assert.is(t.size, 1, `cluster ${leaf} holds one topic`);
   const other = await get('/clusters', otherKey);
   assert.equal(other.body, { cluster_run: null, breadcrumb: [], clusters: [], meta: { total_clusters: 0, total_segments: 0 } });
+});
+
+test('a job tick of a built run reads neither its model nor, within the minimum interval, the rebuild counts', async () => {
+  const statements: string[] = [];
+  const store = ts.system.rt.store;
+  const counting: Store = new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (prop !== 'query' || typeof v !== 'function') return v;
+      return (sql: string, ...rest: unknown[]) => {
+        statements.push(sql);
+        return (v as (...a: unknown[]) => unknown).call(target, sql, ...rest);
+      };
+    },
+  });
+  const ctx = { store: counting, log: ts.system.rt.log, signal: never } as unknown as TenantJobContext;
+  // the first tick may load the run (the leased job's own ticks normally have); the second finds it in memory
+  await job.run(ctx, 'default');
+  statements.length = 0;
+  await job.run(ctx, 'default');
+  assert.ok(statements.includes(namedQuery('taxonomy-current-run')), `the tick reads the current run: ${statements.join('\n---\n')}`);
+  for (const table of ['cluster_models', 'cluster_nodes']) assert.not.ok(statements.some((s) => s.includes(`{{db}}.${table} `)), `${table} is not read again`);
+  assert.not.ok(statements.some((s) => /count\(\) AS n FROM \{\{db\}\}\.segment_texts/.test(s)), 'segments are not counted within the minimum interval');
+  assert.not.ok(statements.some((s) => s.includes(namedQuery('stream-taxonomy-incremental'))), 'assignment statistics are not read within the minimum interval');
 });
 
 test('children, breadcrumb, cluster conversations and the cluster_id filter agree; unknown node → cluster null', async () => {
