@@ -50,17 +50,62 @@ function listOf(container: unknown, what: string): unknown[] {
 
 /** A repeated KeyValue to an attribute map; the last of duplicate keys wins. */
 export function keyValues(list: unknown, depth = 0): Attributes {
+  if (list instanceof ReadAttributes) return list.take();
   const out: Attributes = {};
   if (list === undefined || list === null) return out;
   if (!Array.isArray(list)) throw new RecordError('attributes must be an array of {key, value}');
-  for (const kv of list) {
-    if (!kv || typeof kv !== 'object') throw new RecordError('attribute must be an object {key, value}');
-    const { key, value } = kv as { key?: unknown; value?: unknown };
-    if (typeof key !== 'string') throw new RecordError('attribute key must be a string');
-    // `__proto__` and friends as keys must not touch the prototype
-    setOwn(out, key, anyValue(value, depth));
-  }
+  for (const kv of list) addKeyValue(out, kv, depth);
   return out;
+}
+
+function addKeyValue(out: Attributes, kv: unknown, depth: number): void {
+  if (!kv || typeof kv !== 'object') throw new RecordError('attribute must be an object {key, value}');
+  const { key, value } = kv as { key?: unknown; value?: unknown };
+  if (typeof key !== 'string') throw new RecordError('attribute key must be a string');
+  // `__proto__` and friends as keys must not touch the prototype
+  setOwn(out, key, anyValue(value, depth));
+}
+
+/**
+ * An `attributes` list the protobuf reader turned into its map while reading the bytes
+ * (proto-reader.ts, `mapAttributes`): what `keyValues` gives for the list in the OTLP/JSON shape,
+ * without building a KeyValue and an AnyValue object per attribute first. The error `keyValues`
+ * would throw for the list is kept and thrown when the map is taken, so a broken attribute still
+ * rejects only its record. The map is the taker's own: a second taker (a resource shared by the
+ * scopes under it) gets a copy, as `keyValues` gives each call a new map.
+ */
+export class ReadAttributes {
+  readonly map: Attributes = {};
+  /** The message of the first RecordError of the list; the entries after it are not converted. */
+  error: string | undefined;
+  private taken = false;
+
+  /** One attribute of a scalar value (string, boolean, integer, double, base64 bytes); '' or no key is refused as `keyValues` refuses it. */
+  addScalar(key: string | undefined, value: unknown): void {
+    if (this.error !== undefined) return;
+    if (!key) this.error = 'attribute key must be a string';
+    else setOwn(this.map, key, value);
+  }
+
+  /** One attribute as a KeyValue in the OTLP/JSON shape (the reader's general path). */
+  addKeyValue(kv: unknown): void {
+    if (this.error !== undefined) return;
+    try {
+      addKeyValue(this.map, kv, 0);
+    } catch (err) {
+      if (!(err instanceof RecordError)) throw err;
+      this.error = err.message;
+    }
+  }
+
+  take(): Attributes {
+    if (this.error !== undefined) throw new RecordError(this.error);
+    if (!this.taken) {
+      this.taken = true;
+      return this.map;
+    }
+    return { ...this.map };
+  }
 }
 
 /** int64 as JSON number or decimal string; safe integers become numbers. */

@@ -10,7 +10,9 @@ import { ProtoDepthError, readProto, shapeOf, type Shape } from './proto-reader.
  * protobufjs over our own .proto files in schemas/otlp/. Requests are decoded to plain objects with
  * the OTLP/JSON field names (protobufjs camelCases them), int64 as decimal strings and bytes as
  * base64, so decode-envelope.ts walks protobuf and JSON alike. Unknown fields are skipped. Logs and
- * traces are read in one pass by proto-reader.ts into the same shape; metrics through protobufjs.
+ * traces are read in one pass by proto-reader.ts into the same shape, except that their
+ * `attributes` lists arrive as the maps `keyValues` makes of them (ReadAttributes); metrics through
+ * protobufjs.
  */
 const PROTO_DIR = join(projectRoot, 'schemas', 'otlp');
 let rootCache: protobuf.Root | undefined;
@@ -43,7 +45,7 @@ const direct = new Map<Signal, Shape>();
 function directShape(signal: Signal): Shape | undefined {
   if (signal === 'metrics') return undefined;
   let shape = direct.get(signal);
-  if (!shape) direct.set(signal, (shape = shapeOf(protoRoot().lookupType(REQUEST[signal]))));
+  if (!shape) direct.set(signal, (shape = shapeOf(protoRoot().lookupType(REQUEST[signal]), true)));
   return shape;
 }
 

@@ -14,6 +14,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs';
+import { ReadAttributes } from './anyvalue.js';
 
 /** The bytes are not a valid encoding of the message. */
 export class ProtoFormatError extends Error {}
@@ -33,6 +34,8 @@ const enum Kind {
   Double,
   Float,
   Msg,
+  /** A `repeated KeyValue attributes` field read straight into its map (`mapAttributes`). */
+  Attrs,
 }
 
 const KINDS: Record<string, [Kind, number]> = {
@@ -61,6 +64,18 @@ interface Field {
   implicit: boolean;
   others?: string[];
   shape?: Shape;
+  /** Kind.Attrs: field numbers of KeyValue and AnyValue, from the same tables. */
+  kv?: KeyValueIds;
+}
+
+interface KeyValueIds {
+  key: number;
+  value: number;
+  string: number;
+  bool: number;
+  int: number;
+  double: number;
+  bytes: number;
 }
 
 /** One message type: its fields indexed by field number. */
@@ -70,22 +85,34 @@ export interface Shape {
 }
 
 const shapes = new Map<protobuf.Type, Shape>();
+const mappedShapes = new Map<protobuf.Type, Shape>();
 
 /**
  * The reader's table of a message type (and, recursively, of every type it holds). Throws for a
  * field type the reader does not handle (enums, maps, packed scalars: none occur in logs or traces).
+ *
+ * With `mapAttributes`, every `repeated KeyValue attributes` field (of a resource, scope, log
+ * record, span, span event or link) is read straight into an attribute map, a `ReadAttributes`
+ * (anyvalue.ts), instead of a list of KeyValue objects: the edge's shape, not protobufjs's. Lists of
+ * KeyValue inside an AnyValue (`kvlistValue`) keep the general shape.
  */
-export function shapeOf(type: protobuf.Type): Shape {
-  let shape = shapes.get(type);
+export function shapeOf(type: protobuf.Type, mapAttributes = false): Shape {
+  const cache = mapAttributes ? mappedShapes : shapes;
+  let shape = cache.get(type);
   if (shape) return shape;
   shape = { name: type.name, fields: [] };
-  shapes.set(type, shape);
+  cache.set(type, shape);
   for (const f of type.fieldsArray) {
     f.resolve();
     const others = f.partOf ? f.partOf.fieldsArray.map((o) => o.name).filter((n) => n !== f.name) : undefined;
     let field: Field;
-    if (f.resolvedType instanceof protobuf.Type) field = { name: f.name, kind: Kind.Msg, wire: 2, repeated: f.repeated, implicit: false, others, shape: shapeOf(f.resolvedType) };
-    else {
+    if (f.resolvedType instanceof protobuf.Type) {
+      const inner = f.resolvedType;
+      if (mapAttributes && f.repeated && f.name === 'attributes' && inner.name === 'KeyValue') {
+        const kvShape = shapeOf(inner);
+        field = { name: f.name, kind: Kind.Attrs, wire: 2, repeated: true, implicit: false, shape: kvShape, kv: keyValueIds(kvShape) };
+      } else field = { name: f.name, kind: Kind.Msg, wire: 2, repeated: f.repeated, implicit: false, others, shape: shapeOf(inner, mapAttributes && inner.name !== 'AnyValue') };
+    } else {
       const k = KINDS[f.type];
       if (!k || f.map || (f.repeated && k[1] !== 2)) throw new Error(`${type.name}.${f.name}: field type ${f.type} is not read directly`);
       field = { name: f.name, kind: k[0], wire: k[1], repeated: f.repeated, implicit: !f.repeated && !f.partOf && !f.options?.proto3_optional, others };
@@ -93,6 +120,17 @@ export function shapeOf(type: protobuf.Type): Shape {
     shape.fields[f.id] = field;
   }
   return shape;
+}
+
+/** Field numbers of KeyValue's key and value and of AnyValue's scalar members, by name. */
+function keyValueIds(kv: Shape): KeyValueIds {
+  const idOf = (shape: Shape, name: string) => {
+    const id = shape.fields.findIndex((f) => f?.name === name);
+    if (id < 0) throw new Error(`${shape.name} has no field ${name}`);
+    return id;
+  };
+  const value = kv.fields[idOf(kv, 'value')]!.shape!;
+  return { key: idOf(kv, 'key'), value: idOf(kv, 'value'), string: idOf(value, 'stringValue'), bool: idOf(value, 'boolValue'), int: idOf(value, 'intValue'), double: idOf(value, 'doubleValue'), bytes: idOf(value, 'bytesValue') };
 }
 
 // the reader's state: decoding is synchronous and never re-entered
@@ -186,6 +224,35 @@ function text(start: number, end: number): string {
   return utf8(start, end);
 }
 
+/**
+ * Attribute keys seen lately, by a hash of their bytes: the same few dozen keys come in every record
+ * of an agent, and a key read again is the string already made (one V8 has already made a property
+ * name of) instead of a new one. Direct-mapped: a slot holds the last key that hashed to it.
+ */
+const KEY_SLOTS = 512;
+const MAX_CACHED_KEY = 64;
+const keyBytes: Array<Uint8Array | undefined> = new Array(KEY_SLOTS);
+const keyStrings: string[] = new Array(KEY_SLOTS);
+
+function keyText(start: number, end: number): string {
+  const n = end - start;
+  if (n === 0 || n > MAX_CACHED_KEY) return text(start, end);
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+  const slot = (h >>> 0) % KEY_SLOTS;
+  const cached = keyBytes[slot];
+  if (cached !== undefined && cached.length === n) {
+    let i = 0;
+    while (i < n && cached[i] === buf[start + i]) i++;
+    if (i === n) return keyStrings[slot]!;
+  }
+  // validated (and refused) as any text: only valid UTF-8 is kept
+  const s = text(start, end);
+  keyBytes[slot] = Uint8Array.prototype.slice.call(buf, start, end);
+  keyStrings[slot] = s;
+  return s;
+}
+
 function utf8(start: number, end: number): string {
   if (!isUtf8(buf.subarray(start, end))) throw bad('a string field is not valid UTF-8');
   return buf.toString('utf8', start, end);
@@ -240,6 +307,15 @@ function message(shape: Shape, end: number, depth: number, into?: Record<string,
     // a known field with another wire type is an unknown field to protobufjs: skipped the same way
     if (!f || wire !== f.wire) {
       skip(wire, end, depth, id);
+      continue;
+    }
+    if (f.kind === Kind.Attrs) {
+      const stop = delimited(end);
+      if (depth + 1 > maxDepth) throw new ProtoDepthError();
+      let attrs = o[f.name] as ReadAttributes | undefined;
+      if (attrs === undefined) o[f.name] = attrs = new ReadAttributes();
+      keyValueInto(attrs, f.shape!, f.kv!, stop, depth + 1);
+      empty = false;
       continue;
     }
     let v: unknown;
@@ -333,6 +409,85 @@ function message(shape: Shape, end: number, depth: number, into?: Record<string,
   }
   if (pos !== end) throw bad('field beyond the message');
   return o;
+}
+
+/** `scalarValue`: the AnyValue is not one scalar member read once. */
+const GENERAL = Symbol('general');
+
+/**
+ * One KeyValue (its bytes up to `end`, the message at `depth`) into `attrs`. The usual attribute —
+ * its key once, then its value once, an AnyValue of one scalar member — is read in place; anything
+ * else (a field repeated or out of order, an unknown field, an array or kvlist value, a merge the
+ * protobuf rules would apply) is read again from its start by the general path, `message` and then
+ * keyValues's own conversion, so both give the same map and the same errors.
+ */
+function keyValueInto(attrs: ReadAttributes, kvShape: Shape, ids: KeyValueIds, end: number, depth: number): void {
+  const start = pos;
+  if (attrs.error === undefined) {
+    let key: string | undefined;
+    let value: unknown = null;
+    let valueSeen = false;
+    let general = false;
+    while (pos < end) {
+      tag();
+      const id = lo >>> 3;
+      const wire = lo & 7;
+      if (id === ids.key && wire === 2 && key === undefined) {
+        const stop = delimited(end);
+        key = keyText(pos, stop);
+        pos = stop;
+      } else if (id === ids.value && wire === 2 && !valueSeen && depth + 1 <= maxDepth) {
+        const stop = delimited(end);
+        value = scalarValue(ids, stop);
+        valueSeen = true;
+        if (value === GENERAL) {
+          general = true;
+          break;
+        }
+      } else {
+        general = true;
+        break;
+      }
+    }
+    if (!general && pos === end) {
+      attrs.addScalar(key, value);
+      return;
+    }
+    pos = start;
+  }
+  // the general path also reads the entries after a refused one: their bytes must be valid all the same
+  attrs.addKeyValue(message(kvShape, end, depth));
+}
+
+/** An AnyValue up to `end` holding one scalar member once: its value as `anyValue` gives it, or GENERAL. */
+function scalarValue(ids: KeyValueIds, end: number): unknown {
+  if (pos === end) return null;
+  tag();
+  const id = lo >>> 3;
+  const wire = lo & 7;
+  let v: unknown;
+  if (id === ids.string && wire === 2) {
+    const stop = delimited(end);
+    v = text(pos, stop);
+    pos = stop;
+  } else if (id === ids.bool && wire === 0) {
+    varint();
+    v = lo !== 0;
+  } else if (id === ids.int && wire === 0) {
+    varint();
+    const s = signed64(lo, hi);
+    const n = Number(s);
+    v = Number.isSafeInteger(n) ? n : s;
+  } else if (id === ids.double && wire === 1) {
+    if (end - pos < 8) return GENERAL;
+    v = buf.readDoubleLE(pos);
+    pos += 8;
+  } else if (id === ids.bytes && wire === 2) {
+    const stop = delimited(end);
+    v = buf.toString('base64', pos, stop);
+    pos = stop;
+  } else return GENERAL;
+  return pos === end ? v : GENERAL;
 }
 
 /**

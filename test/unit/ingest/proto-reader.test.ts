@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { encodeProtoRequest, decodeProto, protoRoot, type Signal } from '../../../ingest/otlp/decode-proto.js';
 import { ProtoDepthError, ProtoFormatError, readProto, shapeOf } from '../../../ingest/otlp/proto-reader.js';
 import { MAX_PROTO_DEPTH } from '../../../ingest/limits.js';
+import { decodeLogs, decodeSpans } from '../../../ingest/otlp/decode-envelope.js';
 import { generateWorkload } from '../../../bench/workload/generate.js';
 import { dataPath } from '../../helpers/shared.js';
 
@@ -179,24 +180,27 @@ test('presence as in proto3: a plain field sent at its default is absent, a oneo
   assert.equal((direct('logs', wrongWire) as any).resourceLogs[0].scopeLogs[0].logRecords[0], { eventName: 'kept' });
 });
 
+/** A copy of one of `seeds` with bytes changed, cut short or inserted. */
+function damaged(r: ReturnType<typeof rng>, seeds: ReadonlyArray<{ signal: 'logs' | 'traces'; bytes: Buffer }>) {
+  const { signal, bytes } = seeds[r.int(seeds.length)]!;
+  const b = Buffer.from(bytes);
+  const mode = r.int(3);
+  if (mode === 0 && b.length) {
+    for (let k = 0; k < 1 + r.int(3); k++) b[r.int(b.length)] = r.int(256);
+    return { signal, mutated: b };
+  }
+  if (mode === 1) return { signal, mutated: b.subarray(0, r.int(b.length + 1)) };
+  const at = r.int(b.length + 1);
+  return { signal, mutated: Buffer.concat([b.subarray(0, at), Buffer.from([r.int(256), r.int(256)]), b.subarray(at)]) };
+}
+
 // PROTO_SEED and PROTO_MUTATIONS run other and more mutations (240,000 over eight seeds agreed)
 test('damaged bytes: the two readers agree, both refusing or both reading the same, and the refusal is a format error', () => {
   const r = rng(Number(process.env.PROTO_SEED ?? 7));
   const seeds = corpus().slice(0, 120);
   let refused = 0;
   for (let i = 0; i < Number(process.env.PROTO_MUTATIONS ?? 3000); i++) {
-    const { signal, bytes } = seeds[r.int(seeds.length)]!;
-    const b = Buffer.from(bytes);
-    const mode = r.int(3);
-    let mutated: Buffer;
-    if (mode === 0 && b.length) {
-      for (let k = 0; k < 1 + r.int(3); k++) b[r.int(b.length)] = r.int(256);
-      mutated = b;
-    } else if (mode === 1) mutated = b.subarray(0, r.int(b.length + 1));
-    else {
-      const at = r.int(b.length + 1);
-      mutated = Buffer.concat([b.subarray(0, at), Buffer.from([r.int(256), r.int(256)]), b.subarray(at)]);
-    }
+    const { signal, mutated } = damaged(r, seeds);
     let theirs: unknown;
     try {
       theirs = reference(signal, mutated);
@@ -241,6 +245,138 @@ test('nesting: as deep as protobufjs reads, and one level more is a depth error'
   assert.throws(() => direct('logs', nested(fits + 1)), (e: unknown) => e instanceof ProtoDepthError);
   assert.throws(() => reference('logs', nested(fits + 1)));
   assert.throws(() => decodeProto('logs' as Signal, nested(200)), /deeper than 100 levels of protobuf messages/);
+});
+
+/**
+ * The edge's reading (`mapAttributes`: attribute lists straight into maps) against the general
+ * reading walked the same way: decode-envelope.ts must give the same records, rejections and
+ * reasons, and the same refusals of the whole request.
+ */
+const mapped = (signal: 'logs' | 'traces', bytes: Uint8Array) => readProto(shapeOf(protoRoot().lookupType(TYPES[signal]), true), Buffer.from(bytes), MAX_PROTO_DEPTH);
+const walked = (signal: 'logs' | 'traces', body: unknown) => (signal === 'logs' ? decodeLogs(body, 'base64') : decodeSpans(body, 'base64'));
+/** What the edge makes of the bytes through one reading: the walk's output, or the refusal's class. */
+function outcome(read: typeof mapped, signal: 'logs' | 'traces', bytes: Uint8Array): unknown {
+  let body: unknown;
+  try {
+    body = read(signal, bytes);
+  } catch (err) {
+    if (err instanceof ProtoDepthError) return 'depth error';
+    if (err instanceof ProtoFormatError) return 'format error';
+    throw err;
+  }
+  try {
+    return walked(signal, body);
+  } catch (err) {
+    return `envelope error: ${(err as Error).message}`;
+  }
+}
+const sameWalk = (signal: 'logs' | 'traces', bytes: Uint8Array, what: string) => {
+  const mine = outcome(mapped, signal, bytes);
+  assert.equal(mine, outcome(direct, signal, bytes), what);
+  return mine as { items: any[]; rejected: number; reasons: string[] };
+};
+
+test('attributes read into maps: the same records, rejections and reasons as the general reading, over the whole corpus', () => {
+  let attrs = 0;
+  let rejected = 0;
+  for (const c of corpus()) {
+    const d = sameWalk(c.signal, c.bytes, c.what);
+    for (const item of d.items) attrs += Object.keys(item.attributes).length;
+    rejected += d.rejected;
+  }
+  assert.ok(attrs > 2000, `attributes compared: ${attrs}`);
+  assert.ok(rejected > 20, `records rejected for their attributes (empty keys, deep values) compared: ${rejected}`);
+});
+
+test('attributes read into maps: damaged bytes are refused or read alike', () => {
+  const r = rng(Number(process.env.PROTO_SEED ?? 11));
+  const seeds = corpus().slice(0, 120);
+  let refused = 0;
+  for (let i = 0; i < Number(process.env.PROTO_MUTATIONS ?? 3000); i++) {
+    const { signal, mutated } = damaged(r, seeds);
+    const mine = outcome(mapped, signal, mutated);
+    assert.equal(mine, outcome(direct, signal, mutated), `mutation ${i}`);
+    if (typeof mine === 'string') refused++;
+  }
+  assert.ok(refused > 300, `only ${refused} of the mutations were refused`);
+});
+
+test('attributes read into maps: KeyValues an encoder may send but protobufjs never writes', () => {
+  const str = (v: string) => len(1, Buffer.from(v));
+  const kv = (...parts: Buffer[]) => len(6, Buffer.concat(parts)); // log_record.attributes
+  const key = (k: string) => len(1, Buffer.from(k));
+  const value = (...members: Buffer[]) => len(2, Buffer.concat(members));
+  const int = (n: number) => Buffer.concat([varint(3 * 8), varint(n)]);
+  const array = (...values: Buffer[]) => len(5, Buffer.concat(values.map((v) => len(1, v))));
+  const record = (...attrs: Buffer[]) => logsWith(Buffer.concat([...attrs, len(12, Buffer.from('ev'))]));
+  const cases: Array<[string, Buffer, unknown]> = [
+    ['value before key', record(kv(value(str('v')), key('k'))), { k: 'v' }],
+    ['key twice: the last wins', record(kv(key('a'), value(str('v')), key('b'))), { b: 'v' }],
+    ['value twice: merged, the last member wins', record(kv(key('k'), value(str('v')), value(int(7)))), { k: 7 }],
+    ['array value twice: the arrays concatenate', record(kv(key('k'), value(array(str('a'))), value(array(str('b'))))), { k: ['a', 'b'] }],
+    ['two members in one value: the last wins', record(kv(key('k'), value(str('v'), int(3)))), { k: 3 }],
+    ['unknown fields in the KeyValue and the value', record(kv(varint(9 * 8), varint(1), key('k'), value(len(15, Buffer.from('x')), str('v')))), { k: 'v' }],
+    ['a value field of another wire type is skipped', record(kv(key('k'), varint(2 * 8), varint(5))), { k: null }],
+    ['no value, an empty value', record(kv(key('a')), kv(key('b'), value())), { a: null, b: null }],
+    ['duplicate keys: the last value, in the first place', record(kv(key('a'), value(str('1'))), kv(key('b'), value(str('2'))), kv(key('a'), value(str('3')))), { a: '3', b: '2' }],
+    ['__proto__ is an own key', record(kv(key('__proto__'), value(str('p')))), JSON.parse('{"__proto__":"p"}')],
+    ['integers beyond 2^53 stay decimal text', record(kv(key('big'), value(Buffer.concat([varint(3 * 8), Buffer.from([0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10])])))), { big: '9007199254740993' }],
+  ];
+  for (const [what, bytes, attributes] of cases) {
+    const d = sameWalk('logs', bytes, what);
+    assert.is(d.rejected, 0, what);
+    assert.equal(d.items[0].attributes, attributes, what);
+    if (what.startsWith('__proto__')) assert.is(Object.getPrototypeOf(d.items[0].attributes), Object.prototype, 'the prototype is untouched');
+  }
+  // refused attributes reject their record alone, with the general reading's reason
+  let deep = str('leaf');
+  for (let i = 0; i < 40; i++) deep = array(deep);
+  const refusals: Array<[string, Buffer, string]> = [
+    ['an empty key', record(kv(key(''), value(str('v')))), 'attribute key must be a string'],
+    ['no key', record(kv(value(str('v')))), 'attribute key must be a string'],
+    ['an empty KeyValue', record(kv()), 'attribute key must be a string'],
+    ['a value nested deeper than 32', record(kv(key('k'), value(deep))), 'AnyValue nested too deeply'],
+    ['a refused attribute before valid ones', record(kv(key(''), value(str('v'))), kv(key('ok'), value(str('v')))), 'attribute key must be a string'],
+  ];
+  for (const [what, bytes, reason] of refusals) {
+    const valid = logsWith(len(12, Buffer.from('other')));
+    const both = Buffer.concat([bytes, valid]);
+    const d = sameWalk('logs', both, what);
+    assert.is(d.rejected, 1, what);
+    assert.equal(d.reasons, [reason], what);
+    assert.equal(d.items.map((x) => x.eventName), ['other'], `${what}: the valid record beside it is read`);
+  }
+  // bytes broken after a refused attribute still refuse the whole request
+  const broken = record(kv(key(''), value(str('v'))), kv(key('k'), len(2, Buffer.from([0x0a, 0x09, 0x61]))));
+  assert.is(outcome(mapped, 'logs', broken), 'format error');
+  assert.is(outcome(direct, 'logs', broken), 'format error');
+});
+
+test('attributes read into maps: a resource shared by its scopes gives each its own map', () => {
+  const bytes = encodeProtoRequest('logs', {
+    resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] }, scopeLogs: [{ logRecords: [{ eventName: 'a' }] }, { logRecords: [{ eventName: 'b' }] }] }],
+  });
+  const d = sameWalk('logs', bytes, 'two scopes');
+  const [a, b] = d.items as Array<{ ctx: { resource: Record<string, unknown> } }>;
+  assert.equal(a!.ctx.resource, { 'service.name': 'svc' });
+  assert.ok(a!.ctx.resource !== b!.ctx.resource, 'two maps');
+  a!.ctx.resource['service.name'] = 'changed';
+  assert.is(b!.ctx.resource['service.name'], 'svc');
+});
+
+test('attribute keys read again come from a cache of their bytes: thousands of keys, colliding slots, read as the general reading reads them', () => {
+  const r = rng(99);
+  const keys = Array.from({ length: 3000 }, (_, i) => `${r.pick(['k', 'gen_ai.', 'é', '日本'])}${i.toString(36)}${'x'.repeat(r.int(70))}`);
+  const records = Array.from({ length: 60 }, (_, i) => ({
+    eventName: `r${i}`,
+    attributes: Array.from({ length: 100 }, (_, j) => ({ key: keys[(i * 37 + j * 101) % keys.length]!, value: { stringValue: String(j) } })),
+  }));
+  const bytes = encodeProtoRequest('logs', { resourceLogs: [{ scopeLogs: [{ logRecords: records }] }] });
+  for (let pass = 0; pass < 2; pass++) {
+    const d = sameWalk('logs', bytes, `pass ${pass}`);
+    assert.is(d.items.length, 60);
+    d.items.forEach((item, i) => assert.equal(Object.keys(item.attributes), records[i]!.attributes.map((a) => a.key).filter((k, j, all) => all.indexOf(k) === j)));
+  }
 });
 
 test.run();
