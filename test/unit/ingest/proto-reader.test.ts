@@ -379,4 +379,17 @@ test('attribute keys read again come from a cache of their bytes: thousands of k
   }
 });
 
+test('64-bit integers: decimal text as protobufjs gives it, across the whole range', () => {
+  const r = rng(64);
+  const values: bigint[] = [0n, 1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 48n, 2n ** 63n, 2n ** 64n - 1n, 1_732_000_000_123_456_789n, 999_999_999n * 2n ** 32n];
+  for (let i = 0; i < 2000; i++) values.push((BigInt(r.int(2 ** 32)) << 32n) | BigInt(r.int(2 ** 32)));
+  for (let i = 0; i < 300; i++) values.push((BigInt(2 ** 21 + r.int(64)) << 32n) | BigInt(r.int(2 ** 32)));
+  const records = values.map((v) => ({ timeUnixNano: v.toString(), attributes: [{ key: 'n', value: { intValue: BigInt.asIntN(64, v).toString() } }] }));
+  const bytes = encodeProtoRequest('logs', { resourceLogs: [{ scopeLogs: [{ logRecords: records }] }] });
+  same('logs', bytes, '64-bit values');
+  const read = (direct('logs', bytes) as any).resourceLogs[0].scopeLogs[0].logRecords.map((x: any) => x.timeUnixNano ?? '0');
+  assert.equal(read, values.map(String));
+  sameWalk('logs', bytes, '64-bit values walked');
+});
+
 test.run();
