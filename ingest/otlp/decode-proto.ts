@@ -4,7 +4,8 @@ import { projectRoot } from '../../core/paths.js';
 import { withCause } from '../../core/errors.js';
 import { InvalidEnvelopeError, NestingTooDeepError } from '../errors.js';
 import { MAX_PROTO_DEPTH, protoDeeperThan } from '../limits.js';
-import { ProtoDepthError, readProto, shapeOf, type Shape } from './proto-reader.js';
+import { ProtoDepthError, readProto } from './proto-reader.js';
+import { shapeOf, type Shape } from './proto-shapes.js';
 
 /**
  * protobufjs over our own .proto files in schemas/otlp/. Requests are decoded to plain objects with
