@@ -6,7 +6,7 @@
  */
 import type { Store } from '../clickhouse.js';
 import { createRunCache } from '../run-cache.js';
-import { type TextModel } from './model.js';
+import type { TextModel } from './model.js';
 
 /**
  * Bytes of models kept. A model is at most 40,000 features of 96 floats (about 17 MB with its
