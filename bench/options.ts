@@ -20,6 +20,8 @@ export interface BenchOptions {
   queryRequests: number;
   /** Events in the insert and bus ceilings. */
   ceilingEvents: number;
+  /** Rounds of the real messages in the stream role's backlog (phase `drain`). */
+  drainRounds: number;
   outDir: string;
   skip: Set<string>;
   compare?: [string, string];
@@ -37,10 +39,12 @@ export const USAGE = `Usage: npm run bench -- [--quick] [--events N] [--seed N] 
                      [--freshness-rate N] [--out DIR] [--label TEXT]
        npm run bench -- --compare A.json B.json
 
-  --quick          short run (under 2 minutes): 50k generated dataset events, 1.5 s measurements
+  --quick          short run (about 4 minutes): 50k generated dataset events, 1.5 s measurements
   --events N       query dataset size in events (default 1000000; 10M works: bulk-loaded)
   --generate N     generate at most N dataset events (default 1000000) and copy them in the
                    engine up to --events (new conversation ids, interleaved times)
+  --drain-rounds N the stream role's backlog: N rounds of the real messages (default 6 with
+                   --quick, 12 without; 2 and 5 before 29 Nov 2026, night)
   --freshness-rate N  offered events/s of the freshness phase (default: half the highest
                    sustained end-to-end rate, or 2,000 without one)
   --skip LIST      phases to skip: ${PHASES.join(',')}
@@ -61,6 +65,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     freshnessSeconds: quick ? 5 : 15,
     queryRequests: quick ? 15 : 200,
     ceilingEvents: quick ? 20_000 : 300_000,
+    drainRounds: quick ? 6 : 12,
     outDir: 'bench/results',
     skip: new Set(),
     label: '',
@@ -78,6 +83,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       case '--events': o.events = Math.floor(num(a, argv[++i])); break;
       case '--generate': o.generateEvents = Math.max(1, Math.floor(num(a, argv[++i]))); break;
       case '--seed': o.seed = Math.floor(num(a, argv[++i])); break;
+      case '--drain-rounds': o.drainRounds = Math.max(1, Math.floor(num(a, argv[++i]))); break;
       case '--concurrency': o.concurrency = Math.max(1, Math.floor(num(a, argv[++i]))); break;
       case '--freshness-rate': o.freshnessRate = Math.max(1, Math.floor(num(a, argv[++i]))); break;
       case '--out': o.outDir = argv[++i] ?? o.outDir; break;

@@ -4,10 +4,12 @@
  * from the first request until the INGEST backlog (and, unless `--no-analysis`, the ANALYZE backlog)
  * is empty. Reports µs of CPU per accepted event by thread group (bench/lib/threads.ts), the
  * process's user and system time and page faults, the main thread's collections, the embedded
- * engine's statements by shape (count, summed wall time), and the nats-server's traffic and CPU.
+ * engine's statements by shape (count, summed wall time), with `--merges` the merges seen by table
+ * (count, their elapsed seconds at last sight, uncompressed bytes), and the nats-server's traffic and CPU.
  *
- *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--threads] [--prof FILE]
+ *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--threads] [--merges] [--prof FILE]
  *                            [--preload-seconds 20 --preload-rate 20000]   # a store with data (and its tenant jobs run) before the window
+ *                            [--table-setting 'merge_selector_base = 12' [--setting-tables events,messages]]   # a MergeTree setting tried
  *   BENCH_SYSTEM_ENV='{"ANALYZE_BATCH_INTERVAL_MS":"5000"}' node dist/bench/probe.js   # another setting
  *
  * Diagnostic only: the engine's statements are timed by wrapping the `chdb` session's methods in
@@ -40,6 +42,9 @@ const { values } = parseArgs({
     prof: { type: 'string' },
     'preload-seconds': { type: 'string', default: '0' },
     'preload-rate': { type: 'string', default: '20000' },
+    merges: { type: 'boolean', default: false },
+    'table-setting': { type: 'string' },
+    'setting-tables': { type: 'string' },
   },
 });
 const rate = Number(values.rate);
@@ -116,6 +121,25 @@ try {
   const busCpu0 = treeCpuSeconds(sys.nats.pid);
   const usage0 = process.resourceUsage();
   const threads0 = sampleThreads();
+  const store = sys.system.rt.store;
+  if (values['table-setting']) {
+    // a MergeTree setting tried on the system's tables before the window (e.g. `merge_selector_base = 12`)
+    const only = values['setting-tables']?.split(',');
+    const tables = (await store.query<{ name: string }>("SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'", { db: store.database })).filter((t) => !only || only.includes(t.name));
+    for (const t of tables) await store.command(`ALTER TABLE ${store.database}.${t.name} MODIFY SETTING ${values['table-setting']}`);
+    log(`${values['table-setting']} on ${tables.length} tables`);
+  }
+  // with --merges, the merges running at each poll (every 100 ms), by table: a merge is counted once,
+  // at its last sight (the polls are statements of their own, on the engine's lane)
+  const mergeSeen = new Map<string, { table: string; elapsed: number; bytes: number }>();
+  let sampling = values.merges;
+  const sampler = (async () => {
+    while (sampling) {
+      const rows = await store.query<{ table: string; part: string; elapsed: number; bytes: string }>('SELECT table, result_part_name AS part, elapsed, total_size_bytes_uncompressed AS bytes FROM system.merges WHERE database = {db:String}', { db: store.database }).catch(() => []);
+      for (const r of rows) mergeSeen.set(r.table + r.part, { table: r.table, elapsed: Number(r.elapsed), bytes: Number(r.bytes) });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
   timing = true;
   const started = performance.now();
   log(`${rate} events/s for ${seconds} s${analysis ? '' : ' (analyses off)'}`);
@@ -129,6 +153,15 @@ try {
   }
   const windowS = (performance.now() - started) / 1000;
   timing = false;
+  sampling = false;
+  await sampler;
+  const byTable = new Map<string, { n: number; s: number; mb: number }>();
+  for (const m of mergeSeen.values()) {
+    const t = byTable.get(m.table) ?? { n: 0, s: 0, mb: 0 };
+    t.n++; t.s += m.elapsed; t.mb += m.bytes / 1e6;
+    byTable.set(m.table, t);
+  }
+  const merges = [...byTable].sort((a, b) => b[1].s - a[1].s);
   const threads1 = sampleThreads();
   const usage1 = process.resourceUsage();
   const busCpu = treeCpuSeconds(sys.nats.pid) - busCpu0;
@@ -171,6 +204,8 @@ try {
   const wall = rows.reduce((a, [, s]) => a + s.ms, 0);
   console.log(`\nengine statements: ${rows.reduce((a, [, s]) => a + s.n, 0)}, ${(wall / 1000).toFixed(2)} s of wall time in all (${((wall / 1000 / windowS) * 100).toFixed(0)}% of the window: one statement at a time)`);
   for (const [shape, s] of rows.slice(0, Number(values.statements))) console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(5)}×  ${shape}`);
+  if (values.merges) console.log(`\nmerges seen (polled every 100 ms; their elapsed time at last sight): ${merges.reduce((a, [, m]) => a + m.n, 0)}, ${merges.reduce((a, [, m]) => a + m.s, 0).toFixed(2)} s`);
+  if (values.merges) for (const [table, m] of merges) console.log(`${m.s.toFixed(2).padStart(7)} s ${String(m.n).padStart(5)}×  ${table} (${m.mb.toFixed(1)} MB uncompressed)`);
   if (values.prof) console.log(`\nprofile of the main thread: ${values.prof}`);
 } finally {
   await sys.system.stop();

@@ -144,7 +144,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'INGEST_PUBLISH_BATCH_EVENTS', default: '500', description: 'Events per JetStream message' },
   { name: 'INGEST_WORKERS', default: '1', description: '`tracehouse ingest` only: processes sharing the ingest port (one per core the edge may use)' },
   { name: 'SINK_MAX_BATCH_ROWS', default: '50000', description: 'Insert a table batch at this many rows' },
-  { name: 'SINK_MAX_BATCH_BYTES', default: '16777216', description: 'Insert a table batch at this many bytes' },
+  { name: 'SINK_MAX_BATCH_BYTES', default: '67108864', description: 'Insert a table batch at this many bytes' },
   { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },
   { name: 'SINK_QUIET_MS', default: '50', description: 'Insert a table batch once no message arrived for this long (or 4 usual gaps, if longer), whatever its age (0: off)' },
   { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered' },
@@ -255,7 +255,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     stream: {
       maxBatchRows: int('SINK_MAX_BATCH_ROWS', 50_000, 1, 10_000_000),
-      maxBatchBytes: int('SINK_MAX_BATCH_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxBatchBytes: int('SINK_MAX_BATCH_BYTES', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       flushIntervalMs: int('SINK_FLUSH_INTERVAL_MS', 250, 1, 600_000),
       quietMs: int('SINK_QUIET_MS', 50, 0, 600_000),
       maxDeliver: int('STREAM_MAX_DELIVER', 5, 1, 1000),

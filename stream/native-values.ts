@@ -87,6 +87,9 @@ export class Writer {
 }
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** 10^n for the digits of a DateTime64 (0–9): `**` calls the engine's general power, a table is one load. */
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+const pow10 = (n: number) => POW10[n] ?? 10 ** n;
 
 /** The number written by `len` digits of `s` from `at`, or -1. */
 function digits(s: string, at: number, len: number): number {
@@ -119,12 +122,12 @@ export function timeUnits(s: string, scale: number): number | undefined {
     if (s[19] !== '.' || places < 1 || places > scale) return undefined;
     frac = digits(s, 20, places);
     if (frac < 0) return undefined;
-    frac *= 10 ** (scale - places);
+    frac *= pow10(scale - places);
   }
   if (y < 1970 || y > 2261 || mo < 1 || mo > 12 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return undefined;
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   if (d < 1 || d > (mo === 2 && leap ? 29 : DAYS[mo - 1]!)) return undefined;
-  const units = (Date.UTC(y, mo - 1, d, h, mi, sec) / 1000) * 10 ** scale + frac;
+  const units = (Date.UTC(y, mo - 1, d, h, mi, sec) / 1000) * pow10(scale) + frac;
   return units <= Number.MAX_SAFE_INTEGER ? units : undefined;
 }
 

@@ -13,7 +13,10 @@ import { loadConfig } from '../../core/config.js';
 import { ingestSubject, STREAMS } from '../../schemas/subjects.js';
 import type { RealRows } from '../ceilings/real-rows.js';
 import { processCpuSeconds, treeCpuSeconds } from '../lib/cpu.js';
-import { startChild, type Child } from './memory.js';
+import { peakRssMb, startChild, type Child } from './memory.js';
+
+/** Rounds of the backlog timed on their own as well (the first seconds of the role). */
+const FIRST_ROUNDS = 2;
 
 export interface DrainResult {
   events: number;
@@ -23,6 +26,14 @@ export interface DrainResult {
   cpu_s_per_million: number;
   /** CPU of the nats-server over the same window (deliveries, acks, analysis jobs), per million events: on the same cores. */
   bus_cpu_s_per_million?: number;
+  /**
+   * The rate over the backlog's first two rounds (the whole backlog of a `--quick` run before 29 Nov
+   * 2026, night), from the first delivery until the consumer's ack floor passed them: the role's
+   * first seconds, with its code still being compiled, against the whole drain.
+   */
+  first_rounds?: { rounds: number; events: number; seconds: number; events_per_s: number };
+  /** Peak resident set of the stream role's process (VmHWM) at the end of the drain window. */
+  peak_rss_mb?: number;
   /** Inserts into `events` during the drain window and their mean size (the sink's batching: each insert is a part to merge). */
   events_inserts?: { count: number; mean_rows: number; insert_seconds: number };
   /** From the first delivery until the analyses of the drained conversations are done as well; `phases`: their batches' wall time by phase. */
@@ -62,6 +73,8 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
     let t0 = 0;
     let cpu0 = 0;
     let bus0 = 0;
+    let tFirst = 0;
+    const firstSeq = start.delivered.stream_seq + FIRST_ROUNDS * real.messages.length;
     const until = Date.now() + 300_000;
     while (Date.now() < until) {
       const info = await bus.jsm.consumers.info('INGEST', 'store');
@@ -70,6 +83,7 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
         cpu0 = processCpuSeconds(pid);
         bus0 = natsPid ? treeCpuSeconds(natsPid) : 0;
       }
+      if (t0 && !tFirst && rounds > FIRST_ROUNDS && info.ack_floor.stream_seq >= firstSeq) tFirst = performance.now();
       if (t0 && info.num_pending === 0 && info.num_ack_pending === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -77,6 +91,8 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
     const cpu = processCpuSeconds(pid) - cpu0;
     const busCpu = natsPid ? treeCpuSeconds(natsPid) - bus0 : undefined;
     const done = t0 > 0 && Date.now() < until;
+    const peakRss = peakRssMb(pid);
+    const firstRounds = done && tFirst ? { rounds: FIRST_ROUNDS, events: real.events * FIRST_ROUNDS, seconds: Math.round((tFirst - t0) / 10) / 100, events_per_s: Math.round((real.events * FIRST_ROUNDS) / ((tFirst - t0) / 1000)) } : undefined;
     const inserts = await eventsInserts(Number(env.STREAM_PORT)).catch(() => undefined);
     // the analysis catch-up (not waited for when the debounce puts the jobs minutes away)
     let withAnalysis: DrainResult['with_analysis'];
@@ -98,6 +114,8 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
       events_per_s: done ? Math.round(events / seconds) : NaN,
       cpu_s_per_million: done ? Math.round((cpu / events) * 1e6 * 10) / 10 : NaN,
       ...(done && busCpu !== undefined ? { bus_cpu_s_per_million: Math.round((busCpu / events) * 1e6 * 10) / 10 } : {}),
+      ...(firstRounds ? { first_rounds: firstRounds } : {}),
+      ...(Number.isFinite(peakRss) ? { peak_rss_mb: peakRss } : {}),
       ...(inserts ? { events_inserts: inserts } : {}),
       ...(withAnalysis ? { with_analysis: withAnalysis } : {}),
       ...(done ? {} : { missing: 'n/a (backlog not drained within 300 s)' }),

@@ -27,7 +27,7 @@ export function formatReport(r: BenchResult): string {
     ['bare node:http parse (mean of formats)', c.http_parse_events_per_s ?? null, ''],
   ]));
   const d = r.drain;
-  if (d) out.push(`\nSTREAM ROLE ALONE draining ${fmtNum(d.events)} events (${fmtNum(d.messages)} messages): ${d.missing ?? `${fmtNum(d.events_per_s)} events/s in ${d.seconds} s, ${fmtNum(d.cpu_s_per_million)} CPU-s per million events${d.with_analysis ? ` (${fmtNum(d.with_analysis.cpu_s_per_million)} until the analyses are done, ${d.with_analysis.seconds} s)` : ''}`}`);
+  if (d) out.push(`\nSTREAM ROLE ALONE draining ${fmtNum(d.events)} events (${fmtNum(d.messages)} messages): ${d.missing ?? `${fmtNum(d.events_per_s)} events/s in ${d.seconds} s, ${fmtNum(d.cpu_s_per_million)} CPU-s per million events${d.with_analysis ? ` (${fmtNum(d.with_analysis.cpu_s_per_million)} until the analyses are done, ${d.with_analysis.seconds} s)` : ''}${d.first_rounds ? `; its first ${d.first_rounds.rounds} rounds (${fmtNum(d.first_rounds.events)} events) ${fmtNum(d.first_rounds.events_per_s)} events/s` : ''}${d.peak_rss_mb !== undefined ? `; peak RSS ${fmtNum(d.peak_rss_mb)} MB` : ''}`}`);
   out.push('\nINGEST EDGE (fixed concurrency; own client, then autocannon)');
   out.push(formatTable(['format', 'req/s', 'events/s', 'p50 ms', 'p95 ms', 'p99 ms', 'vs parse', 'autocannon ev/s', 'ac p99'], r.edge.map((e) =>
     e.missing

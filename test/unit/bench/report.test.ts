@@ -118,6 +118,16 @@ test('report and SVG render every section, n/a rows included', () => {
   assert.not.ok(svg.includes('NaN'));
 });
 
+test('the drain line gives the whole backlog, its first rounds and the role\'s peak RSS', () => {
+  const r = fixture();
+  r.drain = { events: 243_372, messages: 8_202, seconds: 5.35, events_per_s: 45_529, cpu_s_per_million: 34.1, first_rounds: { rounds: 2, events: 81_124, seconds: 2.65, events_per_s: 30_662 }, peak_rss_mb: 956 };
+  const line = formatReport(r).split('\n').find((l) => l.startsWith('STREAM ROLE ALONE'));
+  assert.is(line, 'STREAM ROLE ALONE draining 243,372 events (8,202 messages): 45,529 events/s in 5.35 s, 34.1 CPU-s per million events; its first 2 rounds (81,124 events) 30,662 events/s; peak RSS 956 MB');
+  delete r.drain.first_rounds;
+  delete r.drain.peak_rss_mb;
+  assert.ok(formatReport(r).includes('34.1 CPU-s per million events\n'), 'older results: no first rounds, no RSS');
+});
+
 test('report says whether the end-to-end, freshness and query phases started on an idle system', () => {
   const r = fixture();
   const idle = { ingest: 0, analyze: 0, merges: 0 };
@@ -147,6 +157,10 @@ test('options: defaults, quick, errors', () => {
   assert.equal(parseArgs(['--compare', 'a.json', 'b.json']).compare, ['a.json', 'b.json']);
   assert.is(parseArgs(['--quick']).freshnessRate, undefined, 'default: half the sustained end-to-end rate');
   assert.is(parseArgs(['--freshness-rate', '12_500']).freshnessRate, 12_500);
+  assert.is(q.drainRounds, 6, 'a quick drain: six rounds of the real messages');
+  assert.is(parseArgs([]).drainRounds, 12);
+  assert.is(parseArgs(['--quick', '--drain-rounds', '2']).drainRounds, 2);
+  assert.throws(() => parseArgs(['--drain-rounds', 'many']), (e: unknown) => e instanceof UsageError);
   assert.throws(() => parseArgs(['--freshness-rate', 'fast']), (e: unknown) => e instanceof UsageError);
   assert.throws(() => parseArgs(['--frobnicate']), (e: unknown) => e instanceof UsageError);
   assert.throws(() => parseArgs(['--skip', 'nope']), (e: unknown) => e instanceof UsageError);
