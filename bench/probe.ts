@@ -7,7 +7,7 @@
  * engine's statements by shape (count, summed wall time), with `--merges` the merges seen by table
  * (count, their elapsed seconds at last sight, uncompressed bytes), and the nats-server's traffic and CPU.
  *
- *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--threads] [--merges] [--prof FILE]
+ *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--threads] [--merges] [--prof FILE] [--alloc 30]
  *                            [--preload-seconds 20 --preload-rate 20000]   # a store with data (and its tenant jobs run) before the window
  *                            [--table-setting 'merge_selector_base = 12' [--setting-tables events,messages]]   # a MergeTree setting tried
  *   BENCH_SYSTEM_ENV='{"ANALYZE_BATCH_INTERVAL_MS":"5000"}' node dist/bench/probe.js   # another setting
@@ -43,6 +43,7 @@ const { values } = parseArgs({
     'preload-seconds': { type: 'string', default: '0' },
     'preload-rate': { type: 'string', default: '20000' },
     merges: { type: 'boolean', default: false },
+    alloc: { type: 'string' },
     'table-setting': { type: 'string' },
     'setting-tables': { type: 'string' },
   },
@@ -77,8 +78,27 @@ async function varz(port: number): Promise<{ in_msgs: number; out_msgs: number; 
   return (await fetch(`http://127.0.0.1:${port}/varz`)).json() as Promise<{ in_msgs: number; out_msgs: number; in_bytes: number; out_bytes: number }>;
 }
 
-function inspectorPost<T>(session: InspectorSession, method: string): Promise<T> {
-  return new Promise((resolve, reject) => session.post(method, (err, res) => (err ? reject(err) : resolve(res as T))));
+function inspectorPost<T>(session: InspectorSession, method: string, params?: object): Promise<T> {
+  return new Promise((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))));
+}
+
+interface SamplingNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: SamplingNode[];
+}
+
+/** Sampled bytes allocated by each function of the main thread (collected objects included), largest first. */
+function allocationsByFunction(root: SamplingNode): Array<[string, number]> {
+  const by = new Map<string, number>();
+  const walk = (n: SamplingNode) => {
+    const f = n.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(dist|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;
+    by.set(key, (by.get(key) ?? 0) + n.selfSize);
+    for (const c of n.children) walk(c);
+  };
+  walk(root);
+  return [...by].sort((a, b) => b[1] - a[1]);
 }
 
 timeEngineStatements();
@@ -110,11 +130,16 @@ try {
       gcs.set(kind, g);
     }
   });
-  const inspector = values.prof ? new InspectorSession() : undefined;
-  if (inspector) {
-    inspector.connect();
+  const inspector = values.prof || values.alloc ? new InspectorSession() : undefined;
+  if (inspector) inspector.connect();
+  if (inspector && values.prof) {
     await inspectorPost(inspector, 'Profiler.enable');
     await inspectorPost(inspector, 'Profiler.start');
+  }
+  if (inspector && values.alloc) {
+    // every sampled allocation, also of objects a collection freed since: where the collections' work comes from
+    await inspectorPost(inspector, 'HeapProfiler.enable');
+    await inspectorPost(inspector, 'HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   }
   observer.observe({ entryTypes: ['gc'] });
   const bus0 = await varz(monitorPort);
@@ -167,11 +192,16 @@ try {
   const busCpu = treeCpuSeconds(sys.nats.pid) - busCpu0;
   const bus1 = await varz(monitorPort);
   observer.disconnect();
-  if (inspector) {
-    const { profile } = await inspectorPost<{ profile: unknown }>(inspector, 'Profiler.stop');
-    writeFileSync(values.prof!, JSON.stringify(profile));
-    inspector.disconnect();
+  let allocations: Array<[string, number]> | undefined;
+  if (inspector && values.alloc) {
+    const { profile } = await inspectorPost<{ profile: { head: SamplingNode } }>(inspector, 'HeapProfiler.stopSampling');
+    allocations = allocationsByFunction(profile.head);
   }
+  if (inspector && values.prof) {
+    const { profile } = await inspectorPost<{ profile: unknown }>(inspector, 'Profiler.stop');
+    writeFileSync(values.prof, JSON.stringify(profile));
+  }
+  inspector?.disconnect();
 
   const events = res.okEvents;
   const perEvent = (cpuS: number) => ((cpuS / events) * 1e6).toFixed(1);
@@ -206,6 +236,11 @@ try {
   for (const [shape, s] of rows.slice(0, Number(values.statements))) console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(5)}×  ${shape}`);
   if (values.merges) console.log(`\nmerges seen (polled every 100 ms; their elapsed time at last sight): ${merges.reduce((a, [, m]) => a + m.n, 0)}, ${merges.reduce((a, [, m]) => a + m.s, 0).toFixed(2)} s`);
   if (values.merges) for (const [table, m] of merges) console.log(`${m.s.toFixed(2).padStart(7)} s ${String(m.n).padStart(5)}×  ${table} (${m.mb.toFixed(1)} MB uncompressed)`);
+  if (allocations) {
+    const total = allocations.reduce((a, [, b]) => a + b, 0);
+    console.log(`\nmain thread allocations (sampled every 32 KiB, freed objects included): ${(total / events).toFixed(0)} B/event`);
+    for (const [fn, bytes] of allocations.slice(0, Number(values.alloc))) console.log(`${(bytes / events).toFixed(0).padStart(7)} B/event  ${fn}`);
+  }
   if (values.prof) console.log(`\nprofile of the main thread: ${values.prof}`);
 } finally {
   await sys.system.stop();

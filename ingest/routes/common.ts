@@ -86,6 +86,19 @@ export function bySize(publisher: Publisher, events: PreparedEvent[]) {
 /** Publishes and counts; resolves only after every batch was acknowledged. Returns event ids in order. */
 export async function publishEvents(deps: RouteDeps, ctx: AppContext, tenant: string, source: SourceRoute, receiveTime: string, events: PreparedEvent[]) {
   const ids = await deps.publisher.publish(tenant, source, ctx.state.requestId, receiveTime, events);
-  for (const e of events) deps.counters.accepted(e.agent, source, e.type);
+  // one increment per (agent, type) of the request, not one per event
+  let agent = events[0]?.agent;
+  let type = events[0]?.type;
+  let n = 0;
+  for (const e of events) {
+    if (e.agent !== agent || e.type !== type) {
+      deps.counters.accepted(agent!, source, type!, n);
+      agent = e.agent;
+      type = e.type;
+      n = 0;
+    }
+    n++;
+  }
+  if (n) deps.counters.accepted(agent!, source, type!, n);
   return ids;
 }

@@ -336,6 +336,20 @@ test('Errors: 503 when JetStream is unavailable, never 200 for data that was not
   assert.is(status, 200);
 });
 
+test('counters: a request of interleaved types adds each event to its own series exactly once', async () => {
+  const m = ts.system.rt.metrics;
+  const series = (type: string) => ({ agent: 'direct', source: 'ingest', type });
+  const before = { message: m.value('ingest_events_accepted_total', series('message')), tool_call: m.value('ingest_events_accepted_total', series('tool_call')) };
+  const msg = (text: string) => ({ conversation_id: 'cnt', role: 'user', message: text });
+  const call = (id: string) => ({ messageType: 'tool_call', id, conversationId: 'cnt', name: 'search', toolCallRequest: {}, toolCallResponse: {} });
+  const r = await post('/v1/ingest', { events: [msg('a'), msg('b'), call('k1'), msg('c'), call('k2'), call('k3'), { conversation_id: 'cnt', role: 'tool', message: 'refused' }, msg('d')] });
+  assert.equal([r.status, r.body.count, r.body.rejected], [200, 7, 1]);
+  assert.is(m.value('ingest_events_accepted_total', series('message')) - before.message, 4);
+  assert.is(m.value('ingest_events_accepted_total', series('tool_call')) - before.tool_call, 3);
+  // the same series whatever the order of the label names
+  assert.is(m.value('ingest_events_accepted_total', { type: 'tool_call', source: 'ingest', agent: 'direct' }), m.value('ingest_events_accepted_total', series('tool_call')));
+});
+
 test('counters: events accepted/rejected by agent, source and type', async () => {
   await post('/v1/otel/agent-a/hooks', [{ hook: 'Stop' }, 5]);
   const m = ts.system.rt.metrics;
