@@ -22,6 +22,8 @@ export interface Config {
     readonly serverBin: string;
     /** GOMAXPROCS of the managed nats-server. */
     readonly serverProcs: number;
+    /** The managed server's GOGC and GOMEMLIMIT (its Go collector; docs/operations.md). */
+    readonly serverGc: NatsServerGc;
     /** Replicas of each stream (1 for a single server, 3 on a cluster). */
     readonly replicas: number;
   };
@@ -113,6 +115,22 @@ export function defaultNatsProcs(): number {
   return Math.max(1, Math.floor(availableParallelism() / 2));
 }
 
+/** The Go collector's settings of the managed nats-server, as its environment spells them. */
+export interface NatsServerGc {
+  /** GOGC: heap growth (percent of the live heap) before a collection, or `off`. */
+  gogc: string;
+  /** GOMEMLIMIT: the soft limit of the runtime's memory (`512MiB`), or `off`. */
+  memLimit: string;
+}
+
+/**
+ * A collection when the heap has grown by 4× its live size, up to a soft limit of 512 MiB: the
+ * server's live heap is small (tens of MB here, a backlog included), and with Go's default
+ * (GOGC=100) its collector took about a fifth of the server's CPU per event (docs/operations.md
+ * "The managed server's collector").
+ */
+export const DEFAULT_NATS_GC: NatsServerGc = { gogc: '400', memLimit: '512MiB' };
+
 /** Every variable the code reads, with its meaning; used by `tracehouse config --help` and docs. */
 export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; description: string; secret?: boolean }> = [
   { name: 'DATA_DIR', default: './.tracehouse', description: 'Embedded ClickHouse data and the managed NATS store' },
@@ -124,6 +142,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'NATS_URL', default: '(managed nats-server)', description: 'NATS server URL(s), comma-separated' },
   { name: 'NATS_SERVER_BIN', default: 'nats-server', description: 'nats-server binary for the managed child process' },
   { name: 'NATS_SERVER_PROCS', default: '(half the cores, at least 1)', description: "Cores the managed nats-server's Go runtime schedules on (its GOMAXPROCS)" },
+  { name: 'NATS_SERVER_GOGC', default: DEFAULT_NATS_GC.gogc, description: "The managed nats-server's GOGC: heap growth in percent before its Go collector runs (off: only the memory limit)" },
+  { name: 'NATS_SERVER_GOMEMLIMIT', default: DEFAULT_NATS_GC.memLimit, description: "The managed nats-server's GOMEMLIMIT: soft limit of its Go runtime's memory, e.g. 512MiB or 2GiB (off: none)" },
   { name: 'NATS_REPLICAS', default: '1', description: 'Replicas of each JetStream stream (3 on a cluster)' },
   { name: 'HOST', default: '127.0.0.1', description: 'Address the HTTP roles bind to (0.0.0.0 in containers)' },
   { name: 'INGEST_PORT', default: '4318', description: 'Ingest HTTP port (the OTLP/HTTP default)' },
@@ -187,6 +207,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     if (n < min || n > max) throw new ConfigError(name, raw, `an integer between ${min} and ${max}`);
     return n;
   };
+  /** A text the variable's consumer parses itself (a Go runtime setting), checked against its form. */
+  const pattern = (name: string, def: string, form: RegExp, expected: string) => {
+    const v = str(name, def).trim();
+    if (!form.test(v)) throw new ConfigError(name, v, expected);
+    return v;
+  };
   const url = (name: string, protocols: string[]) => {
     const raw = str(name, '');
     if (!raw) return '';
@@ -229,6 +255,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       url: url('NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),
       serverBin: str('NATS_SERVER_BIN', 'nats-server'),
       serverProcs: int('NATS_SERVER_PROCS', defaultNatsProcs(), 1, 1024),
+      serverGc: {
+        gogc: pattern('NATS_SERVER_GOGC', DEFAULT_NATS_GC.gogc, /^(off|[1-9]\d{0,5})$/, 'a percentage (1–999999) or off'),
+        memLimit: pattern('NATS_SERVER_GOMEMLIMIT', DEFAULT_NATS_GC.memLimit, /^(off|[1-9]\d{0,15}(B|KiB|MiB|GiB|TiB)?)$/, 'a size such as 512MiB or 2GiB, or off'),
+      },
       replicas: int('NATS_REPLICAS', 1, 1, 5),
     },
     http: {

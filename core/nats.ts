@@ -19,7 +19,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { DependencyError } from './errors.js';
 import type { Logger } from './log.js';
 import { distRoot } from './paths.js';
-import { defaultNatsProcs } from './config.js';
+import { DEFAULT_NATS_GC, defaultNatsProcs, type NatsServerGc } from './config.js';
 import { STREAMS, KV_BUCKETS, CONSUMERS } from '../schemas/subjects.js';
 
 export interface Bus {
@@ -71,9 +71,10 @@ export async function freePort(): Promise<number> {
  * Starts `nats-server -js` on a free loopback port with its store under `storeDir`, through a
  * supervisor that stops it when this process dies in any way. A server left behind by a killed
  * earlier run on the same store is stopped first (two servers on one store would corrupt it).
- * `procs` is the server's GOMAXPROCS (default: half the cores, at least one; core/config.ts).
+ * `procs` is the server's GOMAXPROCS (default: half the cores, at least one; core/config.ts), `gc`
+ * its GOGC and GOMEMLIMIT (default: DEFAULT_NATS_GC).
  */
-export async function startManagedNats(opts: { storeDir: string; bin: string; log?: Logger; extraArgs?: string[]; procs?: number }): Promise<ManagedNats> {
+export async function startManagedNats(opts: { storeDir: string; bin: string; log?: Logger; extraArgs?: string[]; procs?: number; gc?: NatsServerGc }): Promise<ManagedNats> {
   const bin = findBinary(opts.bin);
   if (!bin) throw new DependencyError(MISSING_BINARY(opts.bin));
   mkdirSync(opts.storeDir, { recursive: true });
@@ -97,8 +98,9 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
     const child = spawn(process.execPath, [join(distRoot, 'core', 'nats-supervisor.js'), bin, ...args], {
       stdio: ['pipe', 'ignore', 'pipe'],
       detached: true,
-      // the supervisor passes its environment on to the server: the Go runtime reads GOMAXPROCS
-      env: { ...process.env, GOMAXPROCS: String(opts.procs ?? defaultNatsProcs()) },
+      // the supervisor passes its environment on to the server: the Go runtime reads GOMAXPROCS,
+      // GOGC and GOMEMLIMIT from it
+      env: { ...process.env, GOMAXPROCS: String(opts.procs ?? defaultNatsProcs()), GOGC: (opts.gc ?? DEFAULT_NATS_GC).gogc, GOMEMLIMIT: (opts.gc ?? DEFAULT_NATS_GC).memLimit },
     });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => {

@@ -52,7 +52,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   let managedNats: ManagedNats | undefined;
   let natsUrl = config.nats.url;
   if (!natsUrl) {
-    managedNats = await startManagedNats({ storeDir: join(config.dataDir, 'nats'), bin: config.nats.serverBin, procs: config.nats.serverProcs, log });
+    managedNats = await startManagedNats({ storeDir: join(config.dataDir, 'nats'), bin: config.nats.serverBin, procs: config.nats.serverProcs, gc: config.nats.serverGc, log });
     natsUrl = managedNats.url;
   }
   let bus: Bus | undefined;
@@ -112,7 +112,7 @@ export async function openBus(config: Config, log?: Logger): Promise<{ bus: Bus;
   let managed: ManagedNats | undefined;
   let url = config.nats.url;
   if (!url) {
-    managed = await startManagedNats({ storeDir: join(config.dataDir, 'nats'), bin: config.nats.serverBin, procs: config.nats.serverProcs, log });
+    managed = await startManagedNats({ storeDir: join(config.dataDir, 'nats'), bin: config.nats.serverBin, procs: config.nats.serverProcs, gc: config.nats.serverGc, log });
     url = managed.url;
   }
   const bus = await connectBus(url, { log });

@@ -38,7 +38,7 @@ test('npm start on an empty data dir: ready within 30 s, prints a working admin 
   // detached: its own process group, so a group SIGINT is what a terminal Ctrl-C sends
   const child = spawn('npm', ['start', '--silent'], {
     cwd: projectRoot,
-    env: { PATH: `${process.env.PATH}:/usr/sbin`, HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir, INGEST_PORT: String(ingestPort), QUERY_PORT: String(queryPort), LOG_LEVEL: 'warn', NATS_SERVER_PROCS: '1' },
+    env: { PATH: `${process.env.PATH}:/usr/sbin`, HOME: process.env.HOME ?? '/root', DATA_DIR: dataDir, INGEST_PORT: String(ingestPort), QUERY_PORT: String(queryPort), LOG_LEVEL: 'warn', NATS_SERVER_PROCS: '1', NATS_SERVER_GOGC: '250' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -62,6 +62,8 @@ test('npm start on an empty data dir: ready within 30 s, prints a working admin 
     // the Go runtime of the server reads GOMAXPROCS from its environment
     const environ = readFileSync(`/proc/${servers[0]!.trim().split(/\s+/)[0]}/environ`, 'utf8').split('\0');
     assert.ok(environ.includes('GOMAXPROCS=1'), `GOMAXPROCS=1 in the server's environment: ${environ.filter((e) => e.startsWith('GOMAX')).join(' ') || 'absent'}`);
+    // and its collector's settings: the defaults, GOGC as the start set it
+    for (const v of ['GOGC=250', 'GOMEMLIMIT=512MiB']) assert.ok(environ.includes(v), `${v} in the server's environment: ${environ.filter((e) => e.startsWith('GO')).join(' ')}`);
   } finally {
     const t0 = Date.now();
     process.kill(-child.pid!, 'SIGINT');

@@ -16,6 +16,10 @@ test('defaults: embedded ClickHouse, managed NATS, ports 4318 and 8080, ./.trace
   // the managed nats-server schedules on half the cores, at least one
   assert.is(c.nats.serverProcs, Math.max(1, Math.floor(availableParallelism() / 2)));
   assert.is(loadConfig({ NATS_SERVER_PROCS: '3' }).nats.serverProcs, 3);
+  // and collects when its heap grew by 4× its live size, under a soft limit of 512 MiB
+  assert.equal(c.nats.serverGc, { gogc: '400', memLimit: '512MiB' });
+  assert.equal(loadConfig({ NATS_SERVER_GOGC: 'off', NATS_SERVER_GOMEMLIMIT: '2GiB' }).nats.serverGc, { gogc: 'off', memLimit: '2GiB' });
+  assert.equal(loadConfig({ NATS_SERVER_GOGC: '100', NATS_SERVER_GOMEMLIMIT: 'off' }).nats.serverGc, { gogc: '100', memLimit: 'off' });
 });
 
 test('the configuration is frozen', () => {
@@ -40,6 +44,10 @@ const invalid: Array<[string, string, RegExp]> = [
   ['STREAM_MAX_DELIVER', '-1', /STREAM_MAX_DELIVER/],
   ['NATS_REPLICAS', '9', /NATS_REPLICAS.*between 1 and 5/],
   ['NATS_SERVER_PROCS', '0', /NATS_SERVER_PROCS.*between 1 and 1024/],
+  ['NATS_SERVER_GOGC', '-50', /NATS_SERVER_GOGC.*percentage \(1–999999\) or off/],
+  ['NATS_SERVER_GOGC', 'fast', /NATS_SERVER_GOGC/],
+  ['NATS_SERVER_GOMEMLIMIT', '512MB', /NATS_SERVER_GOMEMLIMIT.*512MiB or 2GiB, or off/],
+  ['NATS_SERVER_GOMEMLIMIT', '1 GiB', /NATS_SERVER_GOMEMLIMIT/],
 ];
 for (const [name, value, message] of invalid) {
   test(`invalid ${name}=${value} fails naming the variable`, () => {

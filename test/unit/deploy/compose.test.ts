@@ -77,7 +77,7 @@ test('only core/config.ts reads the environment, and every variable it reads is 
   const importText = readFileSync(join(projectRoot, 'cli', 'commands', 'import.ts'), 'utf8');
   assert.equal([...importText.matchAll(/process\.env\.(\w+)/g)].map((m) => m[1]), ['TRACEHOUSE_KEY']);
   const configText = readFileSync(join(projectRoot, 'core', 'config.ts'), 'utf8');
-  const read = [...configText.matchAll(/(?:str|int|url)\('([A-Z_]+)'/g)].map((m) => m[1]!);
+  const read = [...configText.matchAll(/(?:str|int|url|pattern)\('([A-Z_]+)'/g)].map((m) => m[1]!);
   const documented = CONFIG_VARIABLES.map((v) => v.name);
   for (const name of new Set(read)) assert.ok(documented.includes(name), `${name} is in CONFIG_VARIABLES`);
   for (const name of documented) assert.ok(read.includes(name), `${name} is read by loadConfig`);
