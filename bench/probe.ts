@@ -130,6 +130,14 @@ try {
       gcs.set(kind, g);
     }
   });
+  const store = sys.system.rt.store;
+  if (values['table-setting']) {
+    // a MergeTree setting tried on the system's tables before the window (e.g. `merge_selector_base = 12`)
+    const only = values['setting-tables']?.split(',');
+    const tables = (await store.query<{ name: string }>("SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'", { db: store.database })).filter((t) => !only || only.includes(t.name));
+    for (const t of tables) await store.command(`ALTER TABLE ${store.database}.${t.name} MODIFY SETTING ${values['table-setting']}`);
+    log(`${values['table-setting']} on ${tables.length} tables`);
+  }
   const inspector = values.prof || values.alloc ? new InspectorSession() : undefined;
   if (inspector) inspector.connect();
   if (inspector && values.prof) {
@@ -146,14 +154,6 @@ try {
   const busCpu0 = treeCpuSeconds(sys.nats.pid);
   const usage0 = process.resourceUsage();
   const threads0 = sampleThreads();
-  const store = sys.system.rt.store;
-  if (values['table-setting']) {
-    // a MergeTree setting tried on the system's tables before the window (e.g. `merge_selector_base = 12`)
-    const only = values['setting-tables']?.split(',');
-    const tables = (await store.query<{ name: string }>("SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'", { db: store.database })).filter((t) => !only || only.includes(t.name));
-    for (const t of tables) await store.command(`ALTER TABLE ${store.database}.${t.name} MODIFY SETTING ${values['table-setting']}`);
-    log(`${values['table-setting']} on ${tables.length} tables`);
-  }
   // with --merges, the merges running at each poll (every 100 ms), by table: a merge is counted once,
   // at its last sight (the polls are statements of their own, on the engine's lane)
   const mergeSeen = new Map<string, { table: string; elapsed: number; bytes: number }>();
@@ -180,13 +180,6 @@ try {
   timing = false;
   sampling = false;
   await sampler;
-  const byTable = new Map<string, { n: number; s: number; mb: number }>();
-  for (const m of mergeSeen.values()) {
-    const t = byTable.get(m.table) ?? { n: 0, s: 0, mb: 0 };
-    t.n++; t.s += m.elapsed; t.mb += m.bytes / 1e6;
-    byTable.set(m.table, t);
-  }
-  const merges = [...byTable].sort((a, b) => b[1].s - a[1].s);
   const threads1 = sampleThreads();
   const usage1 = process.resourceUsage();
   const busCpu = treeCpuSeconds(sys.nats.pid) - busCpu0;
@@ -234,8 +227,19 @@ try {
   const wall = rows.reduce((a, [, s]) => a + s.ms, 0);
   console.log(`\nengine statements: ${rows.reduce((a, [, s]) => a + s.n, 0)}, ${(wall / 1000).toFixed(2)} s of wall time in all (${((wall / 1000 / windowS) * 100).toFixed(0)}% of the window: one statement at a time)`);
   for (const [shape, s] of rows.slice(0, Number(values.statements))) console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(5)}×  ${shape}`);
-  if (values.merges) console.log(`\nmerges seen (polled every 100 ms; their elapsed time at last sight): ${merges.reduce((a, [, m]) => a + m.n, 0)}, ${merges.reduce((a, [, m]) => a + m.s, 0).toFixed(2)} s`);
-  if (values.merges) for (const [table, m] of merges) console.log(`${m.s.toFixed(2).padStart(7)} s ${String(m.n).padStart(5)}×  ${table} (${m.mb.toFixed(1)} MB uncompressed)`);
+  if (values.merges) {
+    const byTable = new Map<string, { n: number; s: number; mb: number }>();
+    for (const m of mergeSeen.values()) {
+      const t = byTable.get(m.table) ?? { n: 0, s: 0, mb: 0 };
+      t.n++;
+      t.s += m.elapsed;
+      t.mb += m.bytes / 1e6;
+      byTable.set(m.table, t);
+    }
+    const merges = [...byTable].sort((a, b) => b[1].s - a[1].s);
+    console.log(`\nmerges seen (polled every 100 ms; their elapsed time at last sight): ${merges.reduce((a, [, m]) => a + m.n, 0)}, ${merges.reduce((a, [, m]) => a + m.s, 0).toFixed(2)} s`);
+    for (const [table, m] of merges) console.log(`${m.s.toFixed(2).padStart(7)} s ${String(m.n).padStart(5)}×  ${table} (${m.mb.toFixed(1)} MB uncompressed)`);
+  }
   if (allocations) {
     const total = allocations.reduce((a, [, b]) => a + b, 0);
     console.log(`\nmain thread allocations (sampled every 32 KiB, freed objects included): ${(total / events).toFixed(0)} B/event`);

@@ -90,6 +90,7 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
   // deletes. Acked INGEST messages then came back at the next start below the consumer's ack floor,
   // never delivered or removed again (docs/operations.md "Crash recovery").
   const logFile = join(opts.storeDir, 'nats-server.log');
+  const gc = opts.gc ?? DEFAULT_NATS_GC;
   let lastErr: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
@@ -100,7 +101,7 @@ export async function startManagedNats(opts: { storeDir: string; bin: string; lo
       detached: true,
       // the supervisor passes its environment on to the server: the Go runtime reads GOMAXPROCS,
       // GOGC and GOMEMLIMIT from it
-      env: { ...process.env, GOMAXPROCS: String(opts.procs ?? defaultNatsProcs()), GOGC: (opts.gc ?? DEFAULT_NATS_GC).gogc, GOMEMLIMIT: (opts.gc ?? DEFAULT_NATS_GC).memLimit },
+      env: { ...process.env, GOMAXPROCS: String(opts.procs ?? defaultNatsProcs()), GOGC: gc.gogc, GOMEMLIMIT: gc.memLimit },
     });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => {
