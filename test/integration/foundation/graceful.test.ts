@@ -37,11 +37,16 @@ test('send, stop while sending, restart, count: every acknowledged event is stor
   const statuses = new Map<number, number>();
   const inflight: Promise<void>[] = [];
   let i = 0;
+  let refused = false;
   const sender = (async () => {
-    // keep requests in flight until the listener closes
-    for (; i < 400; i++) {
+    // keep requests in flight until the listener closes (a first refusal), not a fixed number of
+    // them: a stop slower than sending them all would otherwise let every one through
+    for (; i < 4000 && !refused; i++) {
       const n = i;
-      inflight.push(send(ts.ingestUrl, ts.adminKey, n).then((s) => void statuses.set(n, s)));
+      inflight.push(send(ts.ingestUrl, ts.adminKey, n).then((s) => {
+        statuses.set(n, s);
+        if (s !== 200) refused = true;
+      }));
       if (n % 4 === 3) await new Promise((r) => setTimeout(r, 20));
     }
   })();
