@@ -18,6 +18,7 @@
  * is written with U+FFFD in its place, as `repairStrings` repairs it for JSON lines.
  */
 import { setOwn } from '../core/own.js';
+import { bufferOf } from '../core/bytes.js';
 import { isReferenced, toText, type TableName } from './rows.js';
 import { rowRefs, storedValue } from '../schemas/attribute-refs.js';
 import { Reader, stringLength, timeText, timeUnits, varintLength, Writer } from './native-values.js';
@@ -208,6 +209,9 @@ export interface NativeChunk {
   lens: Uint32Array;
 }
 
+/** Streams of at most this many bytes are copied byte by byte (cheaper than a call into the runtime). */
+const SHORT_COPY = 48;
+
 /** One Native block of `chunks` (their rows in order): a header, then each column's streams concatenated. */
 export function nativeBlock(columns: readonly NativeColumn[], chunks: readonly NativeChunk[]): Buffer {
   let rows = 0;
@@ -236,6 +240,8 @@ export function nativeBlock(columns: readonly NativeColumn[], chunks: readonly N
   copyHead(varintLength(columns.length));
   copyHead(varintLength(rows));
   const at = new Uint32Array(chunks.length);
+  // Buffer views made once per chunk: a copy per column and chunk is then a call without an allocation
+  const sources = chunks.map((ch) => bufferOf(ch.data));
   let stream = 0;
   for (const c of columns) {
     copyHead(stringLength(c.name) + stringLength(c.wire));
@@ -247,16 +253,18 @@ export function nativeBlock(columns: readonly NativeColumn[], chunks: readonly N
         const ch = chunks[i]!;
         const len = ch.lens[stream]!;
         const from = at[i]!;
-        const src = ch.data;
+        const src = sources[i]!;
         if (sizes) {
           for (let k = from; k < from + len; k += 8, pos += 8) {
             offset += (src[k]! | (src[k + 1]! << 8) | (src[k + 2]! << 16)) + src[k + 3]! * 0x1000000 + (src[k + 4]! | (src[k + 5]! << 8)) * 4294967296;
             out.writeUInt32LE(offset >>> 0, pos);
             out.writeUInt32LE(Math.floor(offset / 4294967296), pos + 4);
           }
-        } else {
-          out.set(src.subarray(from, from + len), pos);
+        } else if (len <= SHORT_COPY) {
+          for (let k = 0; k < len; k++) out[pos + k] = src[from + k]!;
           pos += len;
+        } else {
+          pos += src.copy(out, pos, from, from + len);
         }
         at[i] = from + len;
       }
