@@ -6,6 +6,10 @@
  *
  *   node dist/bench/edge-alone.js [--seconds 10] [--warmup 3] [--concurrency 16] [--formats mixed,otlp-json-a,…] [--no-ceiling]
  *   node dist/bench/edge-alone.js --prof /tmp/edge-prof     # a .cpuprofile of the ingest process
+ *   BENCH_EDGE_ENV='{"INGEST_WORKERS":"2"}' node dist/bench/edge-alone.js …   # other settings of the role
+ *
+ * With `INGEST_WORKERS=N` the role is N processes sharing the port: its CPU is the process tree's,
+ * and the parse server it is compared with stays one process (the ratio then mixes two shapes).
  *
  * The role publishes to the bench's own nats-server; the INGEST stream is purged between formats
  * so the backlog never refuses traffic. Nothing else runs: the figures are the edge's own cost.
@@ -36,6 +40,7 @@ const log = (s: string) => process.stderr.write(`[edge-alone] ${s}\n`);
 // keys are created through a short-lived system on the same data directory and NATS
 const sys = await startBenchSystem({ tenants: 8 });
 const { env, keys, nats } = sys;
+Object.assign(env, JSON.parse(process.env.BENCH_EDGE_ENV ?? '{}') as Record<string, string>);
 await sys.system.stop();
 
 const table: string[][] = [['format', 'events/s', 'CPU-s per M events', 'CPU share of one core', 'non-2xx', 'parse server events/s', 'its CPU-s per M', 'edge vs parse']];

@@ -5,7 +5,8 @@
  * is empty. Reports µs of CPU per accepted event by thread group (bench/lib/threads.ts), the
  * process's user and system time and page faults, the main thread's collections, the embedded
  * engine's statements by shape (count, summed wall time), with `--merges` the merges seen by table
- * (count, their elapsed seconds at last sight, uncompressed bytes), and the nats-server's traffic and CPU.
+ * (count, their elapsed seconds at last sight, uncompressed bytes), the nats-server's traffic and CPU,
+ * and how many conversations the analyses ran on (the stream's metrics: events per analysis).
  *
  *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--threads] [--merges] [--prof FILE] [--alloc 30]
  *                            [--preload-seconds 20 --preload-rate 20000]   # a store with data (and its tenant jobs run) before the window
@@ -245,6 +246,12 @@ try {
     console.log(`\nmain thread allocations (sampled every 32 KiB, freed objects included): ${(total / events).toFixed(0)} B/event`);
     for (const [fn, bytes] of allocations.slice(0, Number(values.alloc))) console.log(`${(bytes / events).toFixed(0).padStart(7)} B/event  ${fn}`);
   }
+  // how often the window's conversations were analyzed: once each unless their events arrived in several debounce windows
+  const text = await fetch(`${sys.ingestUrl}/metrics`).then((r) => r.text(), () => '');
+  const sample = (re: RegExp) => [...text.matchAll(re)].map((m) => `${m[1]} ${m[2]}`);
+  const analyzed = /_stream_analyze_batch_conversations_sum (\d+)/.exec(text)?.[1];
+  const batches = /_stream_analyze_batch_conversations_count (\d+)/.exec(text)?.[1];
+  if (analyzed) console.log(`\nanalyses since start: ${analyzed} conversations in ${batches} batches (${(events / Number(analyzed)).toFixed(1)} window events per conversation analyzed); jobs: ${sample(/_stream_analyze_jobs_total\{outcome="(\w+)"\} (\d+)/g).join(', ')}`);
   if (values.prof) console.log(`\nprofile of the main thread: ${values.prof}`);
 } finally {
   await sys.system.stop();

@@ -2,7 +2,8 @@
  * The ingest role alone against the bare parse ceiling, in the same shape: each is a process of its
  * own (one event loop) under the same closed-loop load of the same request pool, one format at a
  * time, the edge first and then the parse server, each after a warm-up. The edge's figures are its
- * process's accepted events/s and CPU from /proc (it publishes to the bench's nats-server, whose
+ * accepted events/s and the CPU of its process tree from /proc (one process unless the caller's
+ * env sets INGEST_WORKERS) (it publishes to the bench's nats-server, whose
  * CPU is not counted, as the load generator's is not); the INGEST stream is purged after each
  * measurement so the backlog never refuses traffic.
  */
@@ -12,7 +13,7 @@ import { connectBus } from '../../core/nats.js';
 import { projectRoot } from '../../core/paths.js';
 import { buildPool, onlyFormat, type Pool } from '../lib/pool.js';
 import { loadInWorker, type LoadResult } from '../lib/load.js';
-import { processCpuSeconds } from '../lib/cpu.js';
+import { treeCpuSeconds } from '../lib/cpu.js';
 import { ratio } from '../lib/stats.js';
 import { startChild } from './memory.js';
 import { nextRounds } from './edge.js';
@@ -99,9 +100,9 @@ export async function measureEdgeAlone(o: EdgeAloneOptions): Promise<EdgeAloneRo
         const spec = (ms: number) => ({ baseUrl, pool: pool.requests, keys, concurrency: o.concurrency, durationMs: ms, roundBase: nextRounds() });
         await loadInWorker(spec(o.warmupSeconds * 1000));
         await jsm.streams.purge('INGEST');
-        const cpu0 = processCpuSeconds(pid);
+        const cpu0 = treeCpuSeconds(pid);
         const res = await loadInWorker(spec(o.seconds * 1000));
-        const f = figures(res, processCpuSeconds(pid) - cpu0);
+        const f = figures(res, treeCpuSeconds(pid) - cpu0);
         await jsm.streams.purge('INGEST');
         return f;
       };
