@@ -102,6 +102,15 @@ function allocationsByFunction(root: SamplingNode): Array<[string, number]> {
   return [...by].sort((a, b) => b[1] - a[1]);
 }
 
+/** The stream's analysis counters so far (its /metrics): conversations analyzed, batches, jobs by outcome. */
+async function analysesSoFar(): Promise<{ conversations: number; batches: number; jobs: Record<string, number> } | undefined> {
+  const text = await fetch(`${sys.ingestUrl}/metrics`).then((r) => r.text(), () => '');
+  const conversations = /_stream_analyze_batch_conversations_sum (\d+)/.exec(text)?.[1];
+  if (conversations === undefined) return undefined;
+  const jobs = Object.fromEntries([...text.matchAll(/_stream_analyze_jobs_total\{outcome="(\w+)"\} (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+  return { conversations: Number(conversations), batches: Number(/_stream_analyze_batch_conversations_count (\d+)/.exec(text)?.[1] ?? 0), jobs };
+}
+
 timeEngineStatements();
 const pool = buildPool(50_000);
 const monitorPort = await freePort();
@@ -166,6 +175,7 @@ try {
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
+  const analyses0 = await analysesSoFar();
   timing = true;
   const started = performance.now();
   log(`${rate} events/s for ${seconds} s${analysis ? '' : ' (analyses off)'}`);
@@ -247,11 +257,12 @@ try {
     for (const [fn, bytes] of allocations.slice(0, Number(values.alloc))) console.log(`${(bytes / events).toFixed(0).padStart(7)} B/event  ${fn}`);
   }
   // how often the window's conversations were analyzed: once each unless their events arrived in several debounce windows
-  const text = await fetch(`${sys.ingestUrl}/metrics`).then((r) => r.text(), () => '');
-  const sample = (re: RegExp) => [...text.matchAll(re)].map((m) => `${m[1]} ${m[2]}`);
-  const analyzed = /_stream_analyze_batch_conversations_sum (\d+)/.exec(text)?.[1];
-  const batches = /_stream_analyze_batch_conversations_count (\d+)/.exec(text)?.[1];
-  if (analyzed) console.log(`\nanalyses since start: ${analyzed} conversations in ${batches} batches (${(events / Number(analyzed)).toFixed(1)} window events per conversation analyzed); jobs: ${sample(/_stream_analyze_jobs_total\{outcome="(\w+)"\} (\d+)/g).join(', ')}`);
+  const analyses1 = await analysesSoFar();
+  if (analyses1 && analyses0) {
+    const conversations = analyses1.conversations - analyses0.conversations;
+    const jobs = Object.entries(analyses1.jobs).map(([k, n]) => `${k} ${n - (analyses0.jobs[k] ?? 0)}`);
+    console.log(`\nanalyses in the window: ${conversations} conversations in ${analyses1.batches - analyses0.batches} batches (${(events / Math.max(1, conversations)).toFixed(1)} events per conversation analyzed); jobs: ${jobs.join(', ')}`);
+  }
   if (values.prof) console.log(`\nprofile of the main thread: ${values.prof}`);
 } finally {
   await sys.system.stop();
