@@ -64,7 +64,12 @@ export function buildPool(minEvents: number, overrides: Partial<WorkloadOptions>
 
 /** Weights that select a single format. */
 export function onlyFormat(format: Format): WorkloadOptions['formatWeights'] {
+  return formatsOnly([format]);
+}
+
+/** Weights that keep these formats, equally. */
+export function formatsOnly(formats: readonly Format[]): WorkloadOptions['formatWeights'] {
   const w = { 'otlp-proto-a': 0, 'otlp-json-a': 0, 'otlp-proto-b': 0, 'otlp-json-b': 0, 'hooks-a': 0, direct: 0 };
-  w[format] = 1;
+  for (const f of formats) w[f] = 1;
   return w;
 }
