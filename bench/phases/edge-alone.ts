@@ -1,12 +1,12 @@
 /**
  * The ingest role alone against the bare parse ceiling, in the same shape: each is a process of its
  * own (one event loop) under the same closed-loop load of the same request pool, one format at a
- * time, the edge first and then the parse server, each after a warm-up (and both, once, after a
- * warm-up on all the measured formats together). The edge's figures are its
- * accepted events/s and the CPU of its process tree from /proc (one process unless the caller's
- * env sets INGEST_WORKERS) (it publishes to the bench's nats-server, whose
- * CPU is not counted, as the load generator's is not); the INGEST stream is purged after each
- * measurement so the backlog never refuses traffic.
+ * time, the edge first and then the parse server, each after a warm-up of its own and, once before
+ * the first format, a warm-up on all the measured formats together. The edge's figures are its
+ * accepted events/s and the CPU of its process tree from /proc: one process unless the caller's env
+ * sets INGEST_WORKERS. It publishes to the bench's nats-server, whose CPU is not counted, as the
+ * load generator's is not; the INGEST stream is purged after each measurement so the backlog never
+ * refuses traffic.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
