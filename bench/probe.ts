@@ -27,6 +27,7 @@ import { projectRoot } from '../core/paths.js';
 import { buildPool } from './lib/pool.js';
 import { loadInWorker } from './lib/load.js';
 import { prepareBench, startBenchSystem } from './lib/system.js';
+import { scrape } from './lib/scrape.js';
 import { drain, nextRounds } from './phases/edge.js';
 import { clockTicks, processCpuSeconds, treeCpuSeconds } from './lib/cpu.js';
 import { sampleThreads, statementShape, threadTicks, ticksByGroup } from './lib/threads.js';
@@ -104,11 +105,12 @@ function allocationsByFunction(root: SamplingNode): Array<[string, number]> {
 
 /** The stream's analysis counters so far (its /metrics): conversations analyzed, batches, jobs by outcome. */
 async function analysesSoFar(): Promise<{ conversations: number; batches: number; jobs: Record<string, number> } | undefined> {
-  const text = await fetch(`${sys.ingestUrl}/metrics`).then((r) => r.text(), () => '');
-  const conversations = /_stream_analyze_batch_conversations_sum (\d+)/.exec(text)?.[1];
-  if (conversations === undefined) return undefined;
-  const jobs = Object.fromEntries([...text.matchAll(/_stream_analyze_jobs_total\{outcome="(\w+)"\} (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
-  return { conversations: Number(conversations), batches: Number(/_stream_analyze_batch_conversations_count (\d+)/.exec(text)?.[1] ?? 0), jobs };
+  const m = await scrape(sys.ingestUrl).catch(() => undefined);
+  if (!m) return undefined;
+  // a histogram without observations yet has no series: none analyzed
+  const count = (name: string) => m.series(name).reduce((a, x) => a + x.value, 0);
+  const jobs = Object.fromEntries(m.series('stream_analyze_jobs_total').map((x) => [x.labels.outcome ?? '', x.value]));
+  return { conversations: count('stream_analyze_batch_conversations_sum'), batches: count('stream_analyze_batch_conversations_count'), jobs };
 }
 
 timeEngineStatements();

@@ -14,6 +14,7 @@ import { ingestSubject, STREAMS } from '../../schemas/subjects.js';
 import type { RealRows } from '../ceilings/real-rows.js';
 import { processCpuSeconds, treeCpuSeconds } from '../lib/cpu.js';
 import { peakRssMb, startChild, type Child } from './memory.js';
+import { scrape } from '../lib/scrape.js';
 
 /** Rounds of the backlog timed on their own as well (the first seconds of the role). */
 const FIRST_ROUNDS = 2;
@@ -134,20 +135,18 @@ export async function measureStreamDrain(natsUrl: string, dataDir: string, real:
  * window the engine spent inserting.
  */
 async function eventsInserts(port: number): Promise<{ count: number; mean_rows: number; insert_seconds: number } | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^tracehouse_stream_batch_rows_${name}\\{table="events"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  const count = value('count');
-  const sum = value('sum');
+  const m = await scrape(`http://127.0.0.1:${port}`);
+  const count = m.value('stream_batch_rows_count', { table: 'events' });
+  const sum = m.value('stream_batch_rows_sum', { table: 'events' });
   if (!Number.isFinite(count) || count === 0) return undefined;
-  let insertSeconds = 0;
-  for (const m of text.matchAll(/^tracehouse_stream_insert_duration_seconds_sum\{[^}]*\} (\S+)$/gm)) insertSeconds += Number(m[1]);
+  const insertSeconds = m.series('stream_insert_duration_seconds_sum').reduce((a, x) => a + x.value, 0);
   return { count, mean_rows: Math.round(sum / count), insert_seconds: Math.round(insertSeconds * 100) / 100 };
 }
 
 /** Batches and the seconds of each phase of the analysis batches so far (`stream_analyze_phase_seconds`). */
 async function analysisPhases(port: number): Promise<{ batches: number; load_s: number; work_s: number; write_s: number } | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const value = (what: string, phase: string) => Number(new RegExp(`^tracehouse_stream_analyze_phase_seconds_${what}\\{phase="${phase}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const m = await scrape(`http://127.0.0.1:${port}`);
+  const value = (what: string, phase: string) => m.value(`stream_analyze_phase_seconds_${what}`, { phase });
   const batches = value('count', 'load');
   if (!Number.isFinite(batches)) return undefined;
   const r = (x: number) => Math.round(x * 100) / 100;
