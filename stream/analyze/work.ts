@@ -69,11 +69,15 @@ export interface WorkOutput {
   encodedMore?: Record<string, EncodedTable[]>;
 }
 
+/** Each framework analyzer's version by name (0 for a name it does not know). */
+const VERSIONS = new Map(FRAMEWORK_ANALYZERS.map((a) => [a.name, a.version]));
+const versionOf = (name: string): number => VERSIONS.get(name) ?? 0;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const shortHash = (s: string) => createHash('sha1').update(s).digest('hex').slice(0, 12);
 
 /** Rows of each pure analyzer's table for one conversation, keyed by item. */
-function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version: number, versionOf: (name: string) => number) {
+function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version: number) {
   const base = { tenant_id: s.tenantId, conversation_id: s.conversationId, version, is_deleted: 0 };
   const tsOf = (i: number | null) => iso(i !== null && s.messages[i] ? s.messages[i]!.ts : s.messages[s.messages.length - 1]?.ts ?? 0);
   const byCall = new Map(s.toolCalls.map((c) => [c.key, c]));
@@ -182,7 +186,7 @@ function callFacts(s: ConversationSnapshot, a: ConversationAnalysis): CallFact[]
 }
 
 /** The conversation's headline signals (what the overview and the rate endpoints count). */
-function signalsRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, version: number, versionOf: (name: string) => number) {
+function signalsRow(item: WorkItem, s: ConversationSnapshot, a: ConversationAnalysis, version: number) {
   const f = conversationFrustration(a.emotions);
   const h = a.hallucination_stats;
   const userTurns = s.messages.filter(isHumanTurn);
@@ -239,82 +243,107 @@ export function conversationRow(item: WorkItem, s: ConversationSnapshot, a: Conv
   };
 }
 
+/**
+ * What the conversations of one batch share while each is analyzed: created once per batch with
+ * every field set, so the per-conversation code below always sees one shape.
+ */
+class Batch {
+  readonly tables: TableRows = {};
+  readonly toolGroups = new Map<string, [string, string, string]>();
+  readonly toolState: Record<string, unknown>[] = [];
+  readonly outcomesByIndex: ItemOutcome[] = [];
+  readonly registries = new Map<string, CategoryRegistry>();
+
+  constructor(
+    readonly version: number,
+    readonly items: readonly WorkItem[],
+    readonly snapshots: readonly ConversationSnapshot[],
+    readonly memory: ReturnType<typeof createMemoryPass>,
+    readonly categories: Record<string, RegisteredCategory[]> | undefined,
+  ) {}
+
+  registryOf(tenant: string): CategoryRegistry {
+    let r = this.registries.get(tenant);
+    if (!r) this.registries.set(tenant, (r = createCategoryRegistry(this.categories?.[tenant] ?? [], { tenantSeed: tenant })));
+    return r;
+  }
+
+  push(table: string, rows: Record<string, unknown>[]): void {
+    if (rows.length) (this.tables[table] ??= []).push(...rows);
+  }
+}
+
+/**
+ * One conversation of the batch: every analyzer, its rows, its outcomes. A function of its own,
+ * not the body of the batch's loop: the optimizing compiler then compiles this once per shape it
+ * meets instead of recompiling the whole batch loop (every analyzer inlined into it, 100 ms and more
+ * a compile) each time a batch brings an object of a new shape.
+ */
+function analyzeItem(b: Batch, index: number): void {
+  const { version, memory } = b;
+  const item = b.items[index]!;
+  const userMemory = memory.memoryOf(index);
+  const s = userMemory ? { ...b.snapshots[index]!, userMemory } : b.snapshots[index]!;
+  const { analysis, outcomes } = analyzeSnapshot(s, { categories: b.registryOf(item.tenantId) });
+  const ok = new Map(outcomes.map((o) => [o.name, o.ok]));
+  const previous = new Map(item.state.map((st) => [st.analyzer, st]));
+  const previousKeys: Record<string, string[]> = Object.fromEntries(item.state.map((st) => [st.analyzer, st.item_keys ?? []]));
+  const keys: Record<string, string[]> = { ...previousKeys };
+  const rows = analysisRows(s, analysis, version);
+  for (const a of FRAMEWORK_ANALYZERS) {
+    const produced = rows[a.name];
+    if (!produced || !ok.get(a.name)) continue;
+    // items of the last run that this run no longer produces get a tombstone at their key
+    const now = new Set(produced.map((r) => r.item_key));
+    const gone = (previous.get(a.name)?.item_keys ?? []).filter((k) => !now.has(k));
+    b.push(a.table, [...produced, ...gone.map((k) => ({ tenant_id: s.tenantId, conversation_id: s.conversationId, item_key: k, version, is_deleted: 1 }))]);
+    keys[a.name] = [...now];
+  }
+  if (ok.get('summary')) {
+    b.push('conversation_summaries', [{ tenant_id: s.tenantId, conversation_id: s.conversationId, version, analyzer_version: versionOf('summary'), summary: analysis.summary, message_count: s.messages.length }]);
+  }
+  const all: AnalyzerOutcome[] = [...outcomes];
+  const signalsNeed = analyzerByName.get('signals')!.needs.find((n) => ok.get(n) !== true);
+  if (signalsNeed) all.push({ name: 'signals', version: versionOf('signals'), ok: false, error: `needs ${signalsNeed}, which failed` });
+  else {
+    b.push('conversation_signals', [signalsRow(item, s, analysis, version)]);
+    all.push({ name: 'signals', version: versionOf('signals'), ok: true });
+  }
+  if (ok.get('tool-calls')) {
+    const plan = planToolRollup(callFacts(s, analysis), item.toolState);
+    b.push('tool_call_facts', [...plan.tombstones.map((f) => ({ ...f, version, is_deleted: 1 })), ...plan.changed.map((f) => ({ ...f, version, is_deleted: 0 }))]);
+    for (const g of plan.groups) b.toolGroups.set(g.join('\u0000'), g);
+    for (const f of plan.changed) b.toolState.push({ ...f, version });
+    all.push({ name: 'tool-failure-rollup', version: versionOf('tool-failure-rollup'), ok: true });
+  } else {
+    all.push({ name: 'tool-failure-rollup', version: versionOf('tool-failure-rollup'), ok: false, error: 'needs tool-calls, which failed' });
+  }
+  if (item.aggregate && Number(item.aggregate.events) > 0) {
+    b.push('conversations', [conversationRow(item, s, analysis, ok.get('summary') === true, version)]);
+  }
+  all.push({ name: 'conversation-rollup', version: versionOf('conversation-rollup'), ok: true });
+  if (ok.get('world-state') && analysis.world_state) {
+    memory.remember(index, analysis.world_state);
+    all.push({ name: 'user-memory', version: versionOf('user-memory'), ok: true });
+  } else {
+    all.push({ name: 'user-memory', version: versionOf('user-memory'), ok: false, error: 'needs world-state, which failed' });
+  }
+  const previousAttempts: Record<string, number> = Object.fromEntries(item.state.map((st) => [st.analyzer, Number(st.attempts) || 0]));
+  b.outcomesByIndex[index] = { tenantId: s.tenantId, conversationId: s.conversationId, outcomes: all, keys, previousKeys, messageCount: s.messages.length, previousAttempts };
+}
+
 /** Analyzes a batch: every conversation, every analyzer, one set of rows per table. */
 export function runAnalysisWork(input: WorkInput): WorkOutput {
-  const { version } = input;
-  const registries = new Map<string, CategoryRegistry>();
-  const registryOf = (tenant: string) => {
-    let r = registries.get(tenant);
-    if (!r) registries.set(tenant, (r = createCategoryRegistry(input.categories?.[tenant] ?? [], { tenantSeed: tenant })));
-    return r;
-  };
-  const versionOf = (name: string) => FRAMEWORK_ANALYZERS.find((a) => a.name === name)?.version ?? 0;
-  const tables: TableRows = {};
-  const push = (table: string, rows: Record<string, unknown>[]) => {
-    if (rows.length) (tables[table] ??= []).push(...rows);
-  };
-  const toolGroups = new Map<string, [string, string, string]>();
-  const toolState: Record<string, unknown>[] = [];
-  const outcomesByIndex: ItemOutcome[] = [];
   const snapshots = input.items.map(snapshotOf);
   // a user's conversations in time order, each warm-started from the memory the earlier ones left
   const memory = createMemoryPass(input.items, snapshots);
-  for (const index of memory.order) {
-    const item = input.items[index]!;
-    const userMemory = memory.memoryOf(index);
-    const s = userMemory ? { ...snapshots[index]!, userMemory } : snapshots[index]!;
-    const { analysis, outcomes } = analyzeSnapshot(s, { categories: registryOf(item.tenantId) });
-    const ok = new Map(outcomes.map((o) => [o.name, o.ok]));
-    const previous = new Map(item.state.map((st) => [st.analyzer, st]));
-    const previousKeys: Record<string, string[]> = Object.fromEntries(item.state.map((st) => [st.analyzer, st.item_keys ?? []]));
-    const keys: Record<string, string[]> = { ...previousKeys };
-    const rows = analysisRows(s, analysis, version, versionOf);
-    for (const a of FRAMEWORK_ANALYZERS) {
-      const produced = rows[a.name];
-      if (!produced || !ok.get(a.name)) continue;
-      // items of the last run that this run no longer produces get a tombstone at their key
-      const now = new Set(produced.map((r) => r.item_key));
-      const gone = (previous.get(a.name)?.item_keys ?? []).filter((k) => !now.has(k));
-      push(a.table, [...produced, ...gone.map((k) => ({ tenant_id: s.tenantId, conversation_id: s.conversationId, item_key: k, version, is_deleted: 1 }))]);
-      keys[a.name] = [...now];
-    }
-    if (ok.get('summary')) {
-      push('conversation_summaries', [{ tenant_id: s.tenantId, conversation_id: s.conversationId, version, analyzer_version: versionOf('summary'), summary: analysis.summary, message_count: s.messages.length }]);
-    }
-    const all: AnalyzerOutcome[] = [...outcomes];
-    const signalsNeed = analyzerByName.get('signals')!.needs.find((n) => ok.get(n) !== true);
-    if (signalsNeed) all.push({ name: 'signals', version: versionOf('signals'), ok: false, error: `needs ${signalsNeed}, which failed` });
-    else {
-      push('conversation_signals', [signalsRow(item, s, analysis, version, versionOf)]);
-      all.push({ name: 'signals', version: versionOf('signals'), ok: true });
-    }
-    if (ok.get('tool-calls')) {
-      const plan = planToolRollup(callFacts(s, analysis), item.toolState);
-      push('tool_call_facts', [...plan.tombstones.map((f) => ({ ...f, version, is_deleted: 1 })), ...plan.changed.map((f) => ({ ...f, version, is_deleted: 0 }))]);
-      for (const g of plan.groups) toolGroups.set(g.join('\u0000'), g);
-      for (const f of plan.changed) toolState.push({ ...f, version });
-      all.push({ name: 'tool-failure-rollup', version: versionOf('tool-failure-rollup'), ok: true });
-    } else {
-      all.push({ name: 'tool-failure-rollup', version: versionOf('tool-failure-rollup'), ok: false, error: 'needs tool-calls, which failed' });
-    }
-    if (item.aggregate && Number(item.aggregate.events) > 0) {
-      push('conversations', [conversationRow(item, s, analysis, ok.get('summary') === true, version)]);
-    }
-    all.push({ name: 'conversation-rollup', version: versionOf('conversation-rollup'), ok: true });
-    if (ok.get('world-state') && analysis.world_state) {
-      memory.remember(index, analysis.world_state);
-      all.push({ name: 'user-memory', version: versionOf('user-memory'), ok: true });
-    } else {
-      all.push({ name: 'user-memory', version: versionOf('user-memory'), ok: false, error: 'needs world-state, which failed' });
-    }
-    const previousAttempts: Record<string, number> = Object.fromEntries(item.state.map((st) => [st.analyzer, Number(st.attempts) || 0]));
-    outcomesByIndex[index] = { tenantId: s.tenantId, conversationId: s.conversationId, outcomes: all, keys, previousKeys, messageCount: s.messages.length, previousAttempts };
-  }
-  push('user_memory', memory.rows(version, versionOf('user-memory')));
+  const b = new Batch(input.version, input.items, snapshots, memory, input.categories);
+  for (const index of memory.order) analyzeItem(b, index);
+  b.push('user_memory', memory.rows(input.version, versionOf('user-memory')));
   const createdCategories: Record<string, RegisteredCategory[]> = {};
-  for (const [tenant, r] of registries) {
+  for (const [tenant, r] of b.registries) {
     const created = r.created();
     if (created.length) createdCategories[tenant] = created;
   }
-  return { tables, toolGroups: [...toolGroups.values()], toolState, items: outcomesByIndex, createdCategories };
+  return { tables: b.tables, toolGroups: [...b.toolGroups.values()], toolState: b.toolState, items: b.outcomesByIndex, createdCategories };
 }
