@@ -62,7 +62,7 @@ export function realRows(requests: readonly PoolRequest[]): RealRows {
 export interface StoreCeilings {
   events: number;
   rows: number;
-  /** (a) raw insert of the sink's bytes, 50k-row batches. */
+  /** (a) raw insert of the sink's bytes, 50k-row batches: the fastest of three passes after an untimed one. */
   best_insert_events_per_s: number;
   best_insert_rows_per_s: number;
   /** CPU seconds of this process (the engine's threads: nothing else runs) per million events inserted by (a). */
@@ -73,6 +73,9 @@ export interface StoreCeilings {
   bytes_per_event: Record<string, number>;
   json_bytes_per_event: number;
 }
+
+/** Timed passes of ceiling (a), after one untimed pass: the fastest is reported. */
+const BEST_OF = 3;
 
 /** Batches of at least `rows` rows (whole chunks), so a batch is one insert of ≥ 50k rows. */
 function batches(chunks: RowChunk[], rows: number): RowChunk[][] {
@@ -99,18 +102,33 @@ export async function measureStoreCeilings(store: Store, real: RealRows, db = 'b
     await store.command(`CREATE DATABASE ${name}`);
     for (const t of tables) await store.command(`CREATE TABLE ${name}.${t} AS ${store.database}.${t}`);
   };
+  const insertAll = async (into: string) => {
+    for (const t of tables) {
+      for (const b of batches(real.tables[t], batchRows)) {
+        const block = blockOf(t, b);
+        await store.insertBytes(`${into}.${t}`, block.columns, block.body, { insert_deduplicate: 0 }, block.format);
+      }
+    }
+  };
+  // the engine's first inserts in a process cost up to twice the later ones, and it takes one to
+  // three passes to settle (the same rows into fresh tables, one machine: 30,405 · 61,375 · 74,820 ·
+  // 80,152 events/s): one untimed pass, then the fastest of three timed ones
   await fresh(db);
-  // (a) the sink's bytes, straight into the engine's parser
-  const t0 = performance.now();
-  const cpu0 = processCpuSeconds();
-  for (const t of tables) {
-    for (const b of batches(real.tables[t], batchRows)) {
-      const block = blockOf(t, b);
-      await store.insertBytes(`${db}.${t}`, block.columns, block.body, { insert_deduplicate: 0 }, block.format);
+  await insertAll(db);
+  let bestS = Infinity;
+  let bestCpu = 0;
+  for (let pass = 0; pass < BEST_OF; pass++) {
+    await fresh(db);
+    // (a) the sink's bytes, straight into the engine's parser
+    const t0 = performance.now();
+    const cpu0 = processCpuSeconds();
+    await insertAll(db);
+    const s = (performance.now() - t0) / 1000;
+    if (s < bestS) {
+      bestS = s;
+      bestCpu = processCpuSeconds() - cpu0;
     }
   }
-  const bestS = (performance.now() - t0) / 1000;
-  const bestCpu = processCpuSeconds() - cpu0;
   const parts = await store.query<{ table: string; bytes: string }>(
     `SELECT table, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = {db:String} AND active GROUP BY table`,
     { db },
