@@ -16,6 +16,9 @@ test('defaults: embedded ClickHouse, managed NATS, ports 4318 and 8080, ./.trace
   // the managed nats-server schedules on half the cores, at least one
   assert.is(c.nats.serverProcs, Math.max(1, Math.floor(availableParallelism() / 2)));
   assert.is(loadConfig({ NATS_SERVER_PROCS: '3' }).nats.serverProcs, 3);
+  // the stream role decodes on two threads where there are two cores, on one where there is one
+  assert.is(c.stream.workerThreads, Math.min(2, availableParallelism()));
+  assert.is(loadConfig({ STREAM_WORKER_THREADS: '1' }).stream.workerThreads, 1);
   // and collects when its heap grew by 4× its live size, under a soft limit of 512 MiB
   assert.equal(c.nats.serverGc, { gogc: '400', memLimit: '512MiB' });
   assert.equal(loadConfig({ NATS_SERVER_GOGC: 'off', NATS_SERVER_GOMEMLIMIT: '2GiB' }).nats.serverGc, { gogc: 'off', memLimit: '2GiB' });
