@@ -110,7 +110,7 @@ export async function measureStoreCeilings(store: Store, real: RealRows, db = 'b
       }
     }
   };
-  // the engine's first inserts in a process cost up to twice the later ones, and it takes one to
+  // the engine's first inserts in a process cost two to three times the later ones, and it takes one to
   // three passes to settle (the same rows into fresh tables, one machine: 30,405 · 61,375 · 74,820 ·
   // 80,152 events/s): one untimed pass, then the fastest of three timed ones
   await fresh(db);
