@@ -121,6 +121,10 @@ export function checkGoals(s: Summary): GoalCheck[] {
   return [
     atLeast('end to end ≥ 100,000 events/s', 100_000, s.e2e_events_per_s),
     atLeast('end to end ≥ 50% of the insert ceiling', 0.5, s.e2e_vs_insert_ceiling),
+    // the write path's targets, set for a 2-core machine with the load generator on the same cores
+    atLeast('end to end ≥ 25,000 events/s on 2 cores', 25_000, s.e2e_events_per_s),
+    atMost('end to end ≤ 50 CPU-s per million events', 50, s.cpu_s_per_million_events),
+    atLeast('stream role alone drains ≥ 50,000 events/s', 50_000, s.stream_drain_events_per_s),
     atMost('freshness p99 ≤ 2,000 ms at half the max rate', 2000, s.freshness_p99_ms),
     atLeast('ingest edge alone ≥ 0.5 of the parse server alone (every OTLP format)', 0.5, s.edge_alone_vs_parse_min),
     atMost('every data API p99 ≤ 100 ms', 100, s.query_p99_ms_max),

@@ -80,6 +80,19 @@ test('goals say what was missed and by how much', () => {
   assert.is(q.score, 0.833);
 });
 
+test("goals include the write path's: 25,000 events/s, 50 CPU-s per M, a 50,000 events/s drain", () => {
+  const s = { ...fixture().summary, e2e_events_per_s: 20_000, cpu_s_per_million_events: 125, stream_drain_events_per_s: 55_000 };
+  const g = checkGoals(s);
+  const by = (start: string) => g.find((x) => x.goal.startsWith(start))!;
+  assert.equal([by('end to end ≥ 25,000').met, by('end to end ≥ 25,000').score], [false, 0.8]);
+  // an "at most" goal scores target over measured: 50 / 125
+  assert.equal([by('end to end ≤ 50 CPU-s').met, by('end to end ≤ 50 CPU-s').score], [false, 0.4]);
+  assert.equal([by('stream role alone').met, by('stream role alone').score], [true, 1.1]);
+  // not measured: neither met nor missed
+  const none = checkGoals({ ...s, stream_drain_events_per_s: null });
+  assert.equal(none.find((x) => x.goal.startsWith('stream role alone'))!.met, null);
+});
+
 test('compare: side by side with B/A ratios, per format and per endpoint', () => {
   const a = fixture();
   const b = fixture();
