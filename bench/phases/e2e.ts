@@ -7,7 +7,7 @@ import { processCpuSeconds, treeCpuSeconds } from '../lib/cpu.js';
 import { drain, nextRounds } from './edge.js';
 import { nextRate } from '../lib/ladder.js';
 import type { BenchOptions } from '../options.js';
-import type { IdleWait } from '../lib/idle.js';
+import { formatBacklogs, waitForIdle, type IdleWait } from '../lib/idle.js';
 
 export interface Step {
   offered_events_per_s: number;
@@ -25,6 +25,11 @@ export interface Step {
    */
   cpu_s_per_million: number;
   bus_cpu_s_per_million: number;
+  /**
+   * The step after a miss starts on an idle system: the wait for the analyses and merges of the
+   * overload before it (the stepped rates before a miss start as soon as the INGEST backlog is empty).
+   */
+  idle_before?: IdleWait;
 }
 
 export interface E2eResult {
@@ -52,6 +57,11 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
   // place one step between the first miss and the last sustained step (bench/lib/ladder.ts)
   const maxSteps = o.quick ? 10 : 13;
   for (let rate = nextRate([], maxSteps); rate !== undefined; rate = nextRate(steps.map((s) => ({ offered: s.offered_events_per_s, sustained: s.bounded })), maxSteps)) {
+    // the overload of a missed step leaves analyses and merges behind that would run inside the next
+    // step: the step between the miss and the last sustained rate waits for them (at most 60 s)
+    const missedLast = steps.length > 0 && !steps.at(-1)!.bounded;
+    const idleBefore = missedLast ? await waitForIdle(() => sys.backlogs(), { timeoutMs: 60_000 }) : undefined;
+    if (idleBefore) log(`e2e: ${idleBefore.idle ? 'idle' : 'NOT idle'} ${idleBefore.waited_ms} ms after the missed step (before: ${formatBacklogs(idleBefore.before)}; now: ${formatBacklogs(idleBefore.after)})`);
     const before = await sys.backlog();
     const cpu0 = processCpuSeconds();
     const bus0 = treeCpuSeconds(sys.nats.pid);
@@ -79,7 +89,7 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
     const non2xx = res.sent ? (res.sent - res.ok) / res.sent : 1;
     const consumed = (end?.delivered ?? 0) > (before?.delivered ?? 0);
     const bounded = t.events_per_s >= 0.9 * rate && non2xx < 0.01 && drained && drainMs <= limit && consumed;
-    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0) });
+    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0), ...(idleBefore ? { idle_before: idleBefore } : {}) });
     log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s} (request p50 ${t.p50_ms} / p99 ${t.p99_ms} ms), backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${perMillion(cpu)} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
     if (!consumed) return { missing: 'n/a (stream role consumed nothing)', steps, max_sustained_events_per_s: NaN };
   }

@@ -159,6 +159,14 @@ test('report says whether the end-to-end, freshness and query phases started on 
   // with the tenant jobs' due work run before it, and what that cost
   r.e2e.start_idle = { ...r.e2e.start_idle!, jobs: { ms: 15_232, cpu_s: 19.3 } };
   assert.ok(formatReport(r).includes('merges 3; tenant jobs run first: 15,232 ms, 19.3 CPU-s)'));
+  // and the step after a miss of its own start: the overload's analyses and merges done first
+  const step = { accepted_events_per_s: 0, backlog_max: 0, backlog_end: 0, drain_ms: 0, non_2xx_share: 0, cpu_s_per_million: 100, bus_cpu_s_per_million: 10 };
+  r.e2e.steps = [
+    { ...step, offered_events_per_s: 26_845, bounded: false },
+    { ...step, offered_events_per_s: 21_223, bounded: true, idle_before: { idle: true, waited_ms: 9_400, polls: 30, before: { ingest: 0, analyze: 2100, merges: 4 }, after: idle } },
+  ];
+  const lines = formatReport(r).split('\n').filter((l) => l.includes('step started'));
+  assert.equal(lines, ['  the 21,223 step started on an idle system (waited 9,400 ms; before: INGEST 0, ANALYZE 2100, merges 4)']);
 });
 
 test('options: defaults, quick, errors', () => {
