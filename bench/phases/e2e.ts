@@ -54,11 +54,11 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
   await drain(sys, 30_000);
   const steps: Step[] = [];
   // start low (a loaded 2-core machine sustains a few thousand events/s), grow ×1.6 per step, and
-  // place one step between the first miss and the last sustained step (bench/lib/ladder.ts)
+  // place two steps between the first miss and the last sustained step (bench/lib/ladder.ts)
   const maxSteps = o.quick ? 10 : 13;
   for (let rate = nextRate([], maxSteps); rate !== undefined; rate = nextRate(steps.map((s) => ({ offered: s.offered_events_per_s, sustained: s.bounded })), maxSteps)) {
     // the overload of a missed step leaves analyses and merges behind that would run inside the next
-    // step: the step between the miss and the last sustained rate waits for them (at most 60 s)
+    // step: a step after a miss waits for them (at most 60 s)
     const missedLast = steps.length > 0 && !steps.at(-1)!.bounded;
     const idleBefore = missedLast ? await waitForIdle(() => sys.backlogs(), { timeoutMs: 60_000 }) : undefined;
     if (idleBefore) log(`e2e: ${idleBefore.idle ? 'idle' : 'NOT idle'} ${idleBefore.waited_ms} ms after the missed step (before: ${formatBacklogs(idleBefore.before)}; now: ${formatBacklogs(idleBefore.after)})`);

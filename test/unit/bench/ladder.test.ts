@@ -13,16 +13,19 @@ test('the rate grows ×1.6 from 1,000 while steps are sustained, up to the step 
   assert.equal(climb(1e9, 7), [1000, 1600, 2560, 4096, 6554, 10486, 16778]);
 });
 
-test('after the first miss, one step between it and the last sustained step, then the end', () => {
-  // 16,778 sustained, 26,845 missed: one step at their geometric mean
-  assert.equal(climb(22_000, 13), [1000, 1600, 2560, 4096, 6554, 10486, 16778, 26845, 21223]);
-  // that step missed too: the ladder still ends there
-  assert.equal(climb(20_000, 13), [1000, 1600, 2560, 4096, 6554, 10486, 16778, 26845, 21223]);
+test('after the first miss, two steps that halve the interval between the last sustained and the lowest missed rate', () => {
+  // 16,778 sustained, 26,845 missed: their geometric mean, sustained, then the mean of it and the miss
+  assert.equal(climb(22_000, 13), [1000, 1600, 2560, 4096, 6554, 10486, 16778, 26845, 21223, 23869]);
+  // the first middle step missed too: the next one lies below it
+  assert.equal(climb(20_000, 13), [1000, 1600, 2560, 4096, 6554, 10486, 16778, 26845, 21223, 18870]);
+  // both sustained: the figure is within ×1.12 of the miss
+  assert.equal(climb(25_000, 13).slice(-3), [26845, 21223, 23869]);
 });
 
 test('a first step that misses ends the ladder; the step limit holds the refinement too', () => {
   assert.equal(climb(500, 13), [1000]);
   assert.equal(climb(22_000, 8), [1000, 1600, 2560, 4096, 6554, 10486, 16778, 26845]);
+  assert.equal(climb(22_000, 9), [1000, 1600, 2560, 4096, 6554, 10486, 16778, 26845, 21223]);
 });
 
 test.run();
