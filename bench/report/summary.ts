@@ -18,6 +18,11 @@ export interface Summary {
   e2e_vs_no_parse: number | null;
   /** CPU seconds of the system under test per million events at the highest sustained step (load generator excluded). */
   cpu_s_per_million_events: number | null;
+  /**
+   * The same rate's whole cost: a step from idle to idle, its analyses and merges included
+   * (E2eResult.cost); above `cpu_s_per_million_events`, which stops when the INGEST backlog empties.
+   */
+  cpu_s_per_million_until_idle: number | null;
   /** On-disk bytes per event of the real rows (events, spans, messages, tool_calls). */
   bytes_stored_per_event: number | null;
   stream_drain_events_per_s: number | null;
@@ -33,7 +38,7 @@ export interface Summary {
 }
 
 export const SUMMARY_FIELDS: ReadonlyArray<keyof Summary> = [
-  'e2e_events_per_s', 'e2e_vs_insert_ceiling', 'e2e_vs_best_insert', 'e2e_vs_no_parse', 'cpu_s_per_million_events', 'bytes_stored_per_event', 'stream_drain_events_per_s', 'freshness_p50_ms', 'freshness_p99_ms', 'ingest_events_per_s',
+  'e2e_events_per_s', 'e2e_vs_insert_ceiling', 'e2e_vs_best_insert', 'e2e_vs_no_parse', 'cpu_s_per_million_events', 'cpu_s_per_million_until_idle', 'bytes_stored_per_event', 'stream_drain_events_per_s', 'freshness_p50_ms', 'freshness_p99_ms', 'ingest_events_per_s',
   'edge_alone_vs_parse_min', 'query_p99_ms_max', 'query_vs_bare_max', 'rss_all_in_one_mb', 'dataset_events',
 ];
 
@@ -92,6 +97,8 @@ export function buildSummary(r: Omit<BenchResult, 'summary' | 'goals'>): Summary
     e2e_vs_best_insert: num(e2e !== undefined && best ? e2e / best : undefined),
     e2e_vs_no_parse: num(e2e !== undefined && noParse ? e2e / noParse : undefined),
     cpu_s_per_million_events: num(top?.cpu_s_per_million),
+    // a partial figure (the wait for idle gave up) would understate the cost: not reported
+    cpu_s_per_million_until_idle: num(r.e2e?.cost?.idle ? r.e2e.cost.cpu_s_per_million : undefined),
     bytes_stored_per_event: num(r.ceilings.store?.bytes_per_event.total),
     stream_drain_events_per_s: num(r.drain?.events_per_s),
     freshness_p50_ms: num(r.freshness?.latency?.p50_ms),
@@ -123,7 +130,7 @@ export function checkGoals(s: Summary): GoalCheck[] {
     atLeast('end to end ≥ 50% of the insert ceiling', 0.5, s.e2e_vs_insert_ceiling),
     // the write path's targets, set for a 2-core machine with the load generator on the same cores
     atLeast('end to end ≥ 25,000 events/s on 2 cores', 25_000, s.e2e_events_per_s),
-    atMost('end to end ≤ 50 CPU-s per million events', 50, s.cpu_s_per_million_events),
+    atMost('end to end ≤ 50 CPU-s per million events, analyses and merges included', 50, s.cpu_s_per_million_until_idle),
     atLeast('stream role alone drains ≥ 50,000 events/s', 50_000, s.stream_drain_events_per_s),
     atMost('freshness p99 ≤ 2,000 ms at half the max rate', 2000, s.freshness_p99_ms),
     atLeast('ingest edge alone ≥ 0.5 of the parse server alone (every OTLP format)', 0.5, s.edge_alone_vs_parse_min),

@@ -48,11 +48,22 @@ test('summary has exactly the documented numeric fields', () => {
     e2e_events_per_s: 50_000, e2e_vs_insert_ceiling: 0.25, freshness_p50_ms: 450, freshness_p99_ms: 900,
     ingest_events_per_s: 30_000, query_p99_ms_max: 120, query_vs_bare_max: 2, rss_all_in_one_mb: 900, dataset_events: 1_000_000,
     // the fixture has no byte-path ceilings, CPU or storage figures: those summary fields are null, not invented
-    e2e_vs_best_insert: null, e2e_vs_no_parse: null, cpu_s_per_million_events: null, bytes_stored_per_event: null,
+    e2e_vs_best_insert: null, e2e_vs_no_parse: null, cpu_s_per_million_events: null, cpu_s_per_million_until_idle: null, bytes_stored_per_event: null,
     stream_drain_events_per_s: null,
     // the lowest ratio of the OTLP formats: the target holds for every one of them
     edge_alone_vs_parse_min: 0.15,
   });
+});
+
+test('the whole cost of the top rate: reported when the system got idle again, else null and said so', () => {
+  const r = fixture();
+  const idle = { idle: true, waited_ms: 500, polls: 3, before: { ingest: 0, analyze: 0, merges: 0 }, after: { ingest: 0, analyze: 0, merges: 0 } };
+  r.e2e = { ...r.e2e!, cost: { offered_events_per_s: 21_223, accepted_events_per_s: 20_950, seconds: 14.2, idle: true, cpu_s_per_million: 118.4, bus_cpu_s_per_million: 9.1, idle_before: idle } };
+  assert.is(buildSummary(r).cpu_s_per_million_until_idle, 118.4);
+  assert.ok(formatReport(r).includes('the whole cost of 21,223 events/s, once more from idle to idle (14.2 s, its analyses and merges included): 118.4 CPU-s per M events (+ bus 9.1), 20,950 events/s accepted'));
+  r.e2e.cost = { ...r.e2e.cost!, idle: false };
+  assert.is(buildSummary(r).cpu_s_per_million_until_idle, null, 'a partial figure would understate the cost');
+  assert.ok(formatReport(r).includes('once more from idle to NOT idle'));
 });
 
 test('missing figures are null, never NaN (JSON keeps them)', () => {
@@ -81,11 +92,11 @@ test('goals say what was missed and by how much', () => {
 });
 
 test("goals include the write path's: 25,000 events/s, 50 CPU-s per M, a 50,000 events/s drain", () => {
-  const s = { ...fixture().summary, e2e_events_per_s: 20_000, cpu_s_per_million_events: 125, stream_drain_events_per_s: 55_000 };
+  const s = { ...fixture().summary, e2e_events_per_s: 20_000, cpu_s_per_million_events: 100, cpu_s_per_million_until_idle: 125, stream_drain_events_per_s: 55_000 };
   const g = checkGoals(s);
   const by = (start: string) => g.find((x) => x.goal.startsWith(start))!;
   assert.equal([by('end to end ≥ 25,000').met, by('end to end ≥ 25,000').score], [false, 0.8]);
-  // an "at most" goal scores target over measured: 50 / 125
+  // an "at most" goal scores target over measured: 50 / 125, the cost with the analyses and merges
   assert.equal([by('end to end ≤ 50 CPU-s').met, by('end to end ≤ 50 CPU-s').score], [false, 0.4]);
   assert.equal([by('stream role alone').met, by('stream role alone').score], [true, 1.1]);
   // not measured: neither met nor missed
