@@ -46,7 +46,7 @@ export function formatReport(r: BenchResult): string {
     for (const s of r.e2e.steps) if (s.idle_before) out.push(`  the ${fmtNum(s.offered_events_per_s)} step started ${idleText(s.idle_before)}`);
   }
   const cost = r.e2e?.cost;
-  if (cost) out.push(`  the whole cost of ${fmtNum(cost.offered_events_per_s)} events/s, once more from idle to ${cost.idle ? 'idle' : 'NOT idle'} (${cost.seconds} s, its analyses and merges included): ${fmtNum(cost.cpu_s_per_million)} CPU-s per M events (+ bus ${fmtNum(cost.bus_cpu_s_per_million)}), ${fmtNum(cost.accepted_events_per_s)} events/s accepted`);
+  if (cost) out.push(`  the whole cost of ${fmtNum(cost.offered_events_per_s)} events/s, once more from idle to ${cost.idle ? 'idle' : 'NOT idle'} (${cost.load_seconds} s of load, ${cost.seconds} s in all, its analyses and merges included): ${fmtNum(cost.cpu_s_per_million)} CPU-s per M events (+ bus ${fmtNum(cost.bus_cpu_s_per_million)}), ${fmtNum(cost.accepted_events_per_s)} events/s accepted`);
   const f = r.freshness;
   out.push(`\nFRESHNESS accepted → visible in the data API: ${f?.missing ?? (f?.latency ? `p50 ${na(f.latency.p50_ms)} ms, p99 ${na(f.latency.p99_ms)} ms over ${f.markers} markers (${f.timeouts} timeouts) at ${fmtNum(f.rate_events_per_s)} ev/s` : 'n/a')}`);
   if (f?.start_idle) out.push(`  started ${idleText(f.start_idle)}`);

@@ -58,9 +58,9 @@ test('summary has exactly the documented numeric fields', () => {
 test('the whole cost of the top rate: reported when the system got idle again, else null and said so', () => {
   const r = fixture();
   const idle = { idle: true, waited_ms: 500, polls: 3, before: { ingest: 0, analyze: 0, merges: 0 }, after: { ingest: 0, analyze: 0, merges: 0 } };
-  r.e2e = { ...r.e2e!, cost: { offered_events_per_s: 21_223, accepted_events_per_s: 20_950, seconds: 14.2, idle: true, cpu_s_per_million: 118.4, bus_cpu_s_per_million: 9.1, idle_before: idle } };
+  r.e2e = { ...r.e2e!, cost: { offered_events_per_s: 21_223, accepted_events_per_s: 20_950, load_seconds: 12, seconds: 18.2, idle: true, cpu_s_per_million: 118.4, bus_cpu_s_per_million: 9.1, idle_before: idle } };
   assert.is(buildSummary(r).cpu_s_per_million_until_idle, 118.4);
-  assert.ok(formatReport(r).includes('the whole cost of 21,223 events/s, once more from idle to idle (14.2 s, its analyses and merges included): 118.4 CPU-s per M events (+ bus 9.1), 20,950 events/s accepted'));
+  assert.ok(formatReport(r).includes('the whole cost of 21,223 events/s, once more from idle to idle (12 s of load, 18.2 s in all, its analyses and merges included): 118.4 CPU-s per M events (+ bus 9.1), 20,950 events/s accepted'));
   r.e2e.cost = { ...r.e2e.cost!, idle: false };
   assert.is(buildSummary(r).cpu_s_per_million_until_idle, null, 'a partial figure would understate the cost');
   assert.ok(formatReport(r).includes('once more from idle to NOT idle'));
