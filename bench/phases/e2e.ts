@@ -26,8 +26,8 @@ export interface Step {
   cpu_s_per_million: number;
   bus_cpu_s_per_million: number;
   /**
-   * The step after a miss starts on an idle system: the wait for the analyses and merges of the
-   * overload before it (the stepped rates before a miss start as soon as the INGEST backlog is empty).
+   * A step after a missed one starts on an idle system: the wait for the analyses and merges of the
+   * overload before it (a step after a sustained one starts as soon as the INGEST backlog is empty).
    */
   idle_before?: IdleWait;
 }
