@@ -9,6 +9,13 @@ import { nextRate } from '../lib/ladder.js';
 import type { BenchOptions } from '../options.js';
 import { formatBacklogs, waitForIdle, waitForIdleWithJobs, type IdleWait } from '../lib/idle.js';
 
+/** The mixed workload offered at `rate` events/s for `seconds`, 64 requests at most in flight. */
+const offer = (sys: BenchSystem, pool: Pool, rate: number, seconds: number) =>
+  loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: seconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
+
+/** CPU seconds per million accepted events, to one decimal. */
+const perMillion = (cpuS: number, accepted: number) => Math.round((cpuS / (accepted || 1)) * 1e6 * 10) / 10;
+
 export interface Step {
   offered_events_per_s: number;
   accepted_events_per_s: number;
@@ -101,7 +108,7 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
         await new Promise((r) => setTimeout(r, 250));
       }
     })();
-    const res = await loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: o.stepSeconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
+    const res = await offer(sys, pool, rate, o.stepSeconds);
     sampling = false;
     await sampler;
     const end = await sys.backlog();
@@ -110,14 +117,12 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
     const drained = await drain(sys, Math.max(limit, 60_000));
     const drainMs = drained ? Date.now() - t0 : -1;
     const t = throughput(res);
-    const accepted = res.okEvents || 1;
     const cpu = processCpuSeconds() - cpu0 - (res.cpuSeconds ?? 0);
-    const perMillion = (s: number) => Math.round((s / accepted) * 1e6 * 10) / 10;
     const non2xx = res.sent ? (res.sent - res.ok) / res.sent : 1;
     const consumed = (end?.delivered ?? 0) > (before?.delivered ?? 0);
     const bounded = t.events_per_s >= 0.9 * rate && non2xx < 0.01 && drained && drainMs <= limit && consumed;
-    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0), ...(idleBefore ? { idle_before: idleBefore } : {}) });
-    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s} (request p50 ${t.p50_ms} / p99 ${t.p99_ms} ms), backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${perMillion(cpu)} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
+    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu, res.okEvents), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0, res.okEvents), ...(idleBefore ? { idle_before: idleBefore } : {}) });
+    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s} (request p50 ${t.p50_ms} / p99 ${t.p99_ms} ms), backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${steps.at(-1)!.cpu_s_per_million} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
     if (!consumed) return { missing: 'n/a (stream role consumed nothing)', steps, max_sustained_events_per_s: NaN };
   }
   const ok = steps.filter((s) => s.bounded);
@@ -136,18 +141,16 @@ async function measureCost(sys: BenchSystem, o: BenchOptions, pool: Pool, rate: 
   const cpu0 = processCpuSeconds();
   const bus0 = treeCpuSeconds(sys.nats.pid);
   const loadSeconds = o.stepSeconds * COST_STEP_FACTOR;
-  const res = await loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: loadSeconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
+  const res = await offer(sys, pool, rate, loadSeconds);
   const after = await waitForIdle(() => sys.backlogs(), { timeoutMs: 120_000 });
-  const accepted = res.okEvents || 1;
-  const perMillion = (cpu: number) => Math.round((cpu / accepted) * 1e6 * 10) / 10;
   const cost: CostStep = {
     offered_events_per_s: rate,
     accepted_events_per_s: throughput(res).events_per_s,
     load_seconds: loadSeconds,
     seconds: Math.round((performance.now() - started) / 10) / 100,
     idle: after.idle,
-    cpu_s_per_million: perMillion(processCpuSeconds() - cpu0 - (res.cpuSeconds ?? 0)),
-    bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0),
+    cpu_s_per_million: perMillion(processCpuSeconds() - cpu0 - (res.cpuSeconds ?? 0), res.okEvents),
+    bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0, res.okEvents),
     idle_before: idleBefore,
   };
   log(`e2e cost at ${rate} ev/s offered: accepted ${cost.accepted_events_per_s}, ${cost.idle ? 'idle' : 'NOT idle'} ${cost.seconds} s after its start (${loadSeconds} s of load), ${cost.cpu_s_per_million} CPU-s per M events (+ bus ${cost.bus_cpu_s_per_million}) with its analyses and merges`);
@@ -227,7 +230,7 @@ export async function measureFreshness(sys: BenchSystem, o: BenchOptions, pool: 
     }
     return Infinity;
   };
-  const background = loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: o.freshnessSeconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
+  const background = offer(sys, pool, rate, o.freshnessSeconds);
   const tasks: Array<Promise<number | undefined>> = [];
   const started = Date.now();
   try {
