@@ -6,7 +6,7 @@
  * replay-worker`) → fix_submit pr (fake code host) → signed merge webhook → SHIPPED with
  * mark_fixed pending → problems run → recurrence → reopened → fix REGRESSED on read — and the
  * read-only part of the same scenario over stdio (`tracehouse mcp`) — and prompts_ab with
- * promote_primary on the fix's replay set.
+ * promote_primary on the fix's replay set; last, seeded random arguments on every tool.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ import { http } from '../../helpers/http.js';
 import { createMemoryProblems } from '../../helpers/problems.js';
 import { startFakeGithub, type FakeGithub } from '../../helpers/fake-github.js';
 import { seedConversations, startFixSystem, type FixSystem } from '../../helpers/fix-system.js';
+import { createRng } from '../../../bench/workload/rng.js';
 
 const SECRET = 'whsec-mcp-0123456789';
 const problems = createMemoryProblems();
@@ -321,6 +322,60 @@ test('prompts_ab promote_primary: a strict candidate win makes the candidate ver
   assert.is(r.data.verdict, 'candidate', JSON.stringify(r.data));
   assert.equal(r.warnings, []);
   assert.is((await svc.prompts.get('default', 'support-system'))!.labels.prod, f.candidateRef.promptVersionId, 'the candidate version is the prod label');
+});
+
+/**
+ * Seeded random arguments on every tool (from its own input schema: wrong types, missing and extra
+ * fields, empty, huge and non-ASCII strings, out-of-range numbers; never waiting): each call
+ * answers, a refusal is the SDK's input validation error or a 4xx error object with a code and a
+ * message, never a 5xx or an internal error, and the server keeps serving.
+ */
+test('random arguments on every tool: refused with a clear 4xx error or answered, never an internal error', async () => {
+  const rng = createRng(Number(process.env.MCP_FUZZ_SEED ?? 5));
+  const TEXT = ['', 'x', 'x'.repeat(5000), '日本語', '../../etc/passwd', PLANTED.problemId, '00000000-0000-0000-0000-000000000000', '{"a":1}', 'null'];
+  type Schema = { type?: string | string[]; enum?: unknown[]; items?: Schema; properties?: Record<string, Schema> };
+  const value = (s: Schema | undefined, depth: number): unknown => {
+    if (rng.chance(0.15)) return rng.pick<unknown>([null, 1, -1, 1e12, 'text', true, [], {}, 1.5]);
+    const t = Array.isArray(s?.type) ? s.type[0] : s?.type;
+    if (s?.enum) return rng.chance(0.8) ? rng.pick(s.enum) : 'nope';
+    if (t === 'integer' || t === 'number') return rng.pick([0, 1, -5, 1e9, 3.5, 100000]);
+    if (t === 'boolean') return rng.chance(0.5);
+    if (t === 'array') return depth > 2 ? [] : Array.from({ length: rng.int(0, 3) }, () => value(s?.items, depth + 1));
+    if (t === 'object') return depth > 2 ? {} : object(s, depth + 1);
+    return rng.pick(TEXT);
+  };
+  const object = (s: Schema | undefined, depth: number): Record<string, unknown> => {
+    const o: Record<string, unknown> = {};
+    for (const [k, p] of Object.entries(s?.properties ?? {})) if (rng.chance(0.6)) o[k] = value(p, depth);
+    if (rng.chance(0.1)) o.unknown_field = 1;
+    return o;
+  };
+  const { tools } = await client.listTools();
+  const outcomes: Record<string, number> = {};
+  const unclear: string[] = [];
+  for (const tool of tools) {
+    for (let k = 0; k < 8; k++) {
+      const args = object(tool.inputSchema as Schema, 0);
+      if ('wait' in ((tool.inputSchema as Schema).properties ?? {})) args.wait = false;
+      const r = (await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: 60_000 })) as { content: Array<{ text: string }>; isError?: boolean };
+      const text = r.content[0]?.text ?? '';
+      let body: any;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      const kind = !r.isError ? 'answered' : /^MCP error -32602: Input validation error: \S/.test(text) ? 'invalid input' : body?.error ? `error ${body.error.status}` : 'unclear';
+      outcomes[kind] = (outcomes[kind] ?? 0) + 1;
+      const clear =
+        kind === 'answered' ? body !== undefined : kind === 'invalid input' || (body.error.status >= 400 && body.error.status < 500 && typeof body.error.code === 'string' && String(body.error.message ?? '').length > 0);
+      if (!clear || /internal|TypeError|ReferenceError|Cannot read prop/i.test(text)) unclear.push(`${tool.name} ${JSON.stringify(args).slice(0, 150)}: ${text.slice(0, 200)}`);
+    }
+  }
+  console.log(`  ${JSON.stringify(outcomes)}`);
+  assert.equal(unclear, []);
+  assert.ok((outcomes['invalid input'] ?? 0) > 0 && (outcomes['answered'] ?? 0) > 0, 'both refused and answered calls');
+  assert.is((await client.listTools()).tools.length, 27, 'the server still serves');
 });
 
 test.run();
