@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { freePort } from '../core/nats.js';
 import { projectRoot } from '../core/paths.js';
 import { buildPool } from './lib/pool.js';
-import { loadInWorker } from './lib/load.js';
+import { loadInProcess, stagePool } from './lib/load.js';
 import { prepareBench, startBenchSystem } from './lib/system.js';
 import { scrape } from './lib/scrape.js';
 import { drain, nextRounds } from './phases/edge.js';
@@ -121,12 +121,13 @@ const env: Record<string, string> = analysis ? {} : { ANALYZE_DEBOUNCE_MS: '3600
 const sys = await startBenchSystem({ tenants: DEFAULT_CONVERSATION_OPTIONS.tenants, base, env });
 const clkTck = clockTicks();
 try {
-  // the system's own start-up work (migrations, first compilations) settles before the window
-  await new Promise((r) => setTimeout(r, 3000));
+  // the system's own start-up work (migrations, first compilations) settles before the window, and
+  // the pool reaches the load generator's process
+  await Promise.all([new Promise((r) => setTimeout(r, 3000)), stagePool(pool.requests)]);
   const preloadS = Number(values['preload-seconds']);
   if (preloadS > 0) {
     // data in the store and its background work done, as the bench's phases before the end-to-end ramp leave it
-    const pre = await loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: preloadS * 1000, eventsPerSecond: Number(values['preload-rate']), roundBase: nextRounds() });
+    const pre = await loadInProcess({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: preloadS * 1000, eventsPerSecond: Number(values['preload-rate']), roundBase: nextRounds() });
     // as the bench does before its end-to-end ramp: the tenant jobs' first runs over the preloaded data
     const idle = await waitForIdleWithJobs(() => sys.backlogs(), () => sys.runJobs(), () => processCpuSeconds(), { timeoutMs: 120_000 });
     log(`preloaded ${pre.okEvents} events in ${preloadS} s; tenant jobs run in ${idle.jobs!.ms} ms (${idle.jobs!.cpu_s} CPU-s); idle after ${idle.waited_ms} ms (${formatBacklogs(idle.after)})`);
@@ -181,7 +182,7 @@ try {
   timing = true;
   const started = performance.now();
   log(`${rate} events/s for ${seconds} s${analysis ? '' : ' (analyses off)'}`);
-  const res = await loadInWorker({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: seconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
+  const res = await loadInProcess({ baseUrl: sys.ingestUrl, pool: pool.requests, keys: sys.keys, concurrency: 64, durationMs: seconds * 1000, eventsPerSecond: rate, roundBase: nextRounds() });
   await drain(sys, 120_000);
   if (analysis) {
     for (let i = 0; i < 240; i++) {
@@ -212,12 +213,12 @@ try {
   const events = res.okEvents;
   const perEvent = (cpuS: number) => ((cpuS / events) * 1e6).toFixed(1);
   const groups = ticksByGroup(threads0, threads1, process.pid);
-  // the load generator's thread has ended by the second sample: it is in no group (it reports its own CPU)
+  // the load generator is a process of its own (bench/lib/load-process.ts): none of its threads is here
   const load = res.cpuSeconds ?? 0;
   let totalTicks = 0;
   for (const g of groups.values()) totalTicks += g.ticks;
   console.log(`accepted ${events} events in ${seconds} s (${Math.round(events / seconds)}/s); window until the backlogs emptied ${windowS.toFixed(1)} s`);
-  console.log(`\nCPU of the system's threads (the load generator's own, ${load.toFixed(2)} s, not among them)`);
+  console.log(`\nCPU of the system's threads (the load generator's process, ${load.toFixed(2)} s, not among them)`);
   console.log(`${'threads'.padEnd(34)} ${'n'.padStart(3)} ${'CPU-s'.padStart(7)} ${'µs/event'.padStart(9)}`);
   for (const [name, g] of [...groups].sort((a, b) => b[1].ticks - a[1].ticks)) {
     if (g.ticks <= 0) continue;

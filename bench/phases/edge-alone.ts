@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { connectBus } from '../../core/nats.js';
 import { projectRoot } from '../../core/paths.js';
 import { buildPool, onlyFormat, formatsOnly, type Pool } from '../lib/pool.js';
-import { loadInWorker, type LoadResult } from '../lib/load.js';
+import { loadInProcess, type LoadResult } from '../lib/load.js';
 import { treeCpuSeconds } from '../lib/cpu.js';
 import { ratio } from '../lib/stats.js';
 import { startChild } from './memory.js';
@@ -101,7 +101,7 @@ export async function measureEdgeAlone(o: EdgeAloneOptions): Promise<EdgeAloneRo
     const formats = o.formats.filter((f): f is Format => f !== 'mixed');
     const all: Pool = buildPool(20_000, o.formats.includes('mixed') || formats.length === 0 ? {} : { formatWeights: formatsOnly(formats) });
     const warm = (baseUrl: string, keys: Record<string, string>) =>
-      loadInWorker({ baseUrl, pool: all.requests, keys, concurrency: o.concurrency, durationMs: 2 * o.warmupSeconds * 1000, roundBase: nextRounds() });
+      loadInProcess({ baseUrl, pool: all.requests, keys, concurrency: o.concurrency, durationMs: 2 * o.warmupSeconds * 1000, roundBase: nextRounds() });
     await warm(edge.ingestUrl!, o.keys);
     if (parse) await warm(parse.url, { '*': 'ceiling' });
     await jsm.streams.purge('INGEST');
@@ -109,10 +109,10 @@ export async function measureEdgeAlone(o: EdgeAloneOptions): Promise<EdgeAloneRo
       const pool: Pool = buildPool(20_000, format === 'mixed' ? {} : { formatWeights: onlyFormat(format) });
       const measure = async (baseUrl: string, pid: number, keys: Record<string, string>) => {
         const spec = (ms: number) => ({ baseUrl, pool: pool.requests, keys, concurrency: o.concurrency, durationMs: ms, roundBase: nextRounds() });
-        await loadInWorker(spec(o.warmupSeconds * 1000));
+        await loadInProcess(spec(o.warmupSeconds * 1000));
         await jsm.streams.purge('INGEST');
         const cpu0 = treeCpuSeconds(pid);
-        const res = await loadInWorker(spec(o.seconds * 1000));
+        const res = await loadInProcess(spec(o.seconds * 1000));
         const f = figures(res, treeCpuSeconds(pid) - cpu0);
         await jsm.streams.purge('INGEST');
         return f;

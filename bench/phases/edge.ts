@@ -1,5 +1,5 @@
 import { buildPool, onlyFormat, patchBody } from '../lib/pool.js';
-import { loadInWorker, throughput, type Throughput } from '../lib/load.js';
+import { loadInProcess, throughput, type Throughput } from '../lib/load.js';
 import { startParseServer } from '../ceilings/http-parse.js';
 import { routeExists, type BenchSystem } from '../lib/system.js';
 import { FORMATS, type Format } from '../workload/conversation.js';
@@ -34,7 +34,7 @@ export async function measureParseCeilings(o: BenchOptions): Promise<Partial<Rec
   try {
     for (const format of FORMATS) {
       const pool = edgePool(o, format);
-      out[format] = throughput(await loadInWorker({ pool: pool.requests, keys: { '*': 'ceiling' }, concurrency: o.concurrency, durationMs: o.edgeSeconds * 1000, baseUrl: parse.url, roundBase: 0, noPatch: true }));
+      out[format] = throughput(await loadInProcess({ pool: pool.requests, keys: { '*': 'ceiling' }, concurrency: o.concurrency, durationMs: o.edgeSeconds * 1000, baseUrl: parse.url, roundBase: 0, noPatch: true }));
     }
   } finally {
     await parse.close();
@@ -54,8 +54,8 @@ export async function measureEdge(sys: BenchSystem, o: BenchOptions, ceilings: P
       if (!probe.exists) {
         row.missing = `n/a (not implemented: ${probe.status || 'no answer'})`;
       } else {
-        row.ingest = throughput(await loadInWorker({ ...spec, baseUrl: sys.ingestUrl, roundBase: nextRounds() }));
-        if (!o.skip.has('autocannon')) row.autocannon = throughput(await loadInWorker({ ...spec, baseUrl: sys.ingestUrl, roundBase: nextRounds() }, 'autocannon'));
+        row.ingest = throughput(await loadInProcess({ ...spec, baseUrl: sys.ingestUrl, roundBase: nextRounds() }));
+        if (!o.skip.has('autocannon')) row.autocannon = throughput(await loadInProcess({ ...spec, baseUrl: sys.ingestUrl, roundBase: nextRounds() }, 'autocannon'));
         row.ingest_vs_parse_ceiling = ratio(row.ingest.events_per_s, row.ceiling?.events_per_s ?? NaN);
         // each format starts with an empty backlog: the stream role stores what was ingested; a quick
         // run purges what it has not stored yet instead (nothing later reads the edge's traffic: end

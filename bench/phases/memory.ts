@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../core/paths.js';
 import { connectBus } from '../../core/nats.js';
-import { loadInWorker } from '../lib/load.js';
+import { loadInProcess } from '../lib/load.js';
 import type { Pool } from '../lib/pool.js';
 import { nextRounds } from './edge.js';
 
@@ -82,7 +82,7 @@ export interface MemoryResult {
  */
 export async function measureMemory(env: Record<string, string>, pool: Pool, keys: Record<string, string>, queryPaths: string[], o: { loadSeconds: number; concurrency: number }, log: (s: string) => void): Promise<MemoryResult> {
   const notes: string[] = [];
-  const load = (url: string) => loadInWorker({ baseUrl: url, pool: pool.requests, keys, concurrency: o.concurrency, durationMs: o.loadSeconds * 1000, roundBase: nextRounds() });
+  const load = (url: string) => loadInProcess({ baseUrl: url, pool: pool.requests, keys, concurrency: o.concurrency, durationMs: o.loadSeconds * 1000, roundBase: nextRounds() });
   const queries = async (url: string) => {
     for (const p of queryPaths) for (let i = 0; i < 5; i++) await fetch(`${url}/api/v1/data${p}`, { headers: { 'x-api-key': keys.t00! } }).then((r) => r.arrayBuffer()).catch(() => undefined);
   };

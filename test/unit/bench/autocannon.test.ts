@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadInWorker, throughput } from '../../../bench/lib/load.js';
-import { withPercentiles } from '../../../bench/lib/load-worker.js';
+import { loadInProcess, throughput } from '../../../bench/lib/load.js';
+import { withPercentiles } from '../../../bench/lib/load-client.js';
 import type { PoolRequest } from '../../../bench/lib/pool.js';
 
 let server: Server;
@@ -21,7 +21,7 @@ test.after(() => new Promise<void>((r) => server.close(() => r())));
 
 test('autocannon in a worker thread reports latency percentiles (aggregated from its histogram)', async () => {
   const pool: PoolRequest[] = [{ tenant: 't00', format: 'direct', route: '/v1/ingest', contentType: 'application/json', body: Buffer.from('{"events":[]}'), events: 1, slots: [] }];
-  const r = await loadInWorker({ baseUrl, pool, keys: { '*': 'k' }, concurrency: 2, durationMs: 1000, roundBase: 0, noPatch: true }, 'autocannon');
+  const r = await loadInProcess({ baseUrl, pool, keys: { '*': 'k' }, concurrency: 2, durationMs: 1000, roundBase: 0, noPatch: true }, 'autocannon');
   assert.ok(r.ok > 0, 'requests answered');
   assert.ok(r.percentiles, 'percentiles present');
   for (const v of Object.values(r.percentiles!)) assert.ok(Number.isFinite(v) && v >= 0, `finite percentile ${v}`);

@@ -1,10 +1,9 @@
 /**
- * Load client in its own worker thread, so that its event loop does not share time with the
- * system under test in the main thread (the CPU cores are still shared; ceilings measured the same
- * way carry the same cost). Modes: closed loop at a fixed concurrency, or an offered event rate.
+ * The load client, run in the load generator's own process (load-process.ts), so that neither its
+ * event loop nor its collector and compiler share the system's (the CPU cores are still shared;
+ * ceilings measured the same way carry the same cost). Modes: closed loop at a fixed concurrency,
+ * or an offered event rate.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import { threadCpuSeconds } from './cpu.js';
 import { Agent, request } from 'node:http';
 import { patchBody, type PoolRequest } from './pool.js';
 
@@ -31,7 +30,7 @@ export interface LoadResult {
   statuses: Record<string, number>;
   errors: number;
   elapsedMs: number;
-  /** CPU seconds of the load generator's own thread (subtracted from the process to cost the system alone). */
+  /** CPU seconds of the load generator's process over the load (every thread; not the system's). */
   cpuSeconds?: number;
   /** Open loop only: the send window (requests still in flight at its end extend elapsedMs, not this). */
   windowMs?: number;
@@ -107,10 +106,10 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return result;
 }
 
-
 /**
- * Outside the main thread autocannon returns its raw per-run result (latency histogram encoded,
- * no percentiles: it expects a parent to aggregate its workers). Aggregate it here in that case.
+ * In a worker thread autocannon returns its raw per-run result (latency histogram encoded, no
+ * percentiles: it expects a parent to aggregate its workers); on a main thread, aggregated ones.
+ * Aggregate the raw kind here, so the client gives percentiles wherever it runs.
  */
 export function withPercentiles(res: Record<string, any>, aggregate: (raw: Record<string, any>) => Record<string, any>): Record<string, any> {
   if (res.latency && Number.isFinite(Number(res.latency.p99))) return res;
@@ -161,12 +160,4 @@ export async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
     percentiles: { p50: Number(lat.p50), p95: Number(lat.p97_5), p99: Number(lat.p99), max: Number(lat.max) },
     timeline: [],
   };
-}
-
-if (parentPort && workerData?.spec) {
-  const cpu0 = threadCpuSeconds();
-  (workerData.engine === 'autocannon' ? runAutocannon : runLoad)(workerData.spec as LoadSpec).then(
-    (r) => parentPort!.postMessage({ ok: true, result: { ...r, cpuSeconds: threadCpuSeconds() - cpu0 } }),
-    (err) => parentPort!.postMessage({ ok: false, error: String(err?.stack ?? err) }),
-  );
 }
