@@ -1,5 +1,11 @@
-/** Runs a taxonomy build on its own worker thread (stream/tasks/taxonomy-build.ts), abortable. */
-import { Worker } from 'node:worker_threads';
+/**
+ * Runs a taxonomy build on a thread of its own (stream/tasks/taxonomy-build.ts), abortable. The
+ * thread is kept between builds and exits after BUILD_THREAD_IDLE_MS without one: a pass of the
+ * tenant jobs builds its tenants one after another on one warm thread instead of starting a thread
+ * per build, which paid a new isolate, the modules' loading and the recompilation of the build's
+ * hot code every time (about 0.35 s of CPU per build of 600 segments, 2.5× the warm build).
+ */
+import { Piscina } from 'piscina';
 import type { PreviousTree, TaxonomyBuild, TaxonomySegment } from '../analyses/taxonomy/build.js';
 import type { BuildRequest } from '../tasks/taxonomy-build.js';
 
@@ -15,28 +21,28 @@ export class TaxonomyBuildFailedError extends Error {
   readonly code = 'taxonomy_build_failed';
 }
 
-export function buildInWorker(segments: readonly TaxonomySegment[], previous: PreviousTree | undefined, signal: AbortSignal): Promise<TaxonomyBuild> {
-  if (signal.aborted) return Promise.reject(new TaxonomyBuildAbortedError('taxonomy build aborted before it started'));
+/** How long the build thread waits for the next build before it exits (its heap goes with it). */
+export const BUILD_THREAD_IDLE_MS = 30_000;
+
+let threads: Piscina | undefined;
+// one thread: the scheduler runs its tenants' jobs one at a time; an idle thread holds no event loop open
+const buildThreads = () =>
+  (threads ??= new Piscina({ filename: new URL('../tasks/taxonomy-build.js', import.meta.url).href, minThreads: 0, maxThreads: 1, idleTimeout: BUILD_THREAD_IDLE_MS }));
+
+/**
+ * The build of `segments` on the build thread. An abort of `signal` stops it where it is: a build
+ * still queued is dropped, a running one ends with its thread (the next build starts a new one).
+ */
+export async function buildInWorker(segments: readonly TaxonomySegment[], previous: PreviousTree | undefined, signal: AbortSignal): Promise<TaxonomyBuild> {
+  if (signal.aborted) throw new TaxonomyBuildAbortedError('taxonomy build aborted before it started');
   const request: BuildRequest = {
     segments: segments.map((s) => ({ segment_id: s.segment_id, conversation_id: s.conversation_id, text: s.text, goal: s.goal })),
     previous: previous && { leafOf: [...previous.leafOf], categoryOf: [...previous.categoryOf] },
   };
-  const worker = new Worker(new URL('../tasks/taxonomy-build.js', import.meta.url), { workerData: request });
-  return new Promise<TaxonomyBuild>((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      fn();
-    };
-    const onAbort = () => {
-      void worker.terminate();
-      settle(() => reject(new TaxonomyBuildAbortedError('taxonomy build aborted')));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (b: TaxonomyBuild) => settle(() => resolve(b)));
-    worker.once('error', (err) => settle(() => reject(new TaxonomyBuildFailedError('taxonomy build failed', { cause: err }))));
-    worker.once('exit', (code) => settle(() => reject(new TaxonomyBuildFailedError(`taxonomy build thread exited with code ${code}`))));
-  });
+  try {
+    return (await buildThreads().run(request, { signal })) as TaxonomyBuild;
+  } catch (err) {
+    if (signal.aborted) throw new TaxonomyBuildAbortedError('taxonomy build aborted', { cause: err });
+    throw new TaxonomyBuildFailedError('taxonomy build failed', { cause: err });
+  }
 }

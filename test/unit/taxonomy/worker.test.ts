@@ -1,4 +1,7 @@
-/** The build on its own thread: the same result as inline, and an abort stops it with a typed error. */
+/**
+ * The build on its own thread: the same result as inline, an abort stops it with a typed error, and
+ * the thread kept between builds still builds after an abort ended the one it ran.
+ */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildTaxonomy, type TaxonomySegment } from '../../../stream/analyses/taxonomy/build.js';
@@ -25,6 +28,25 @@ test('an aborted build rejects with TaxonomyBuildAbortedError', async () => {
     assert.unreachable('the build should have been aborted');
   } catch (err) {
     assert.instance(err, TaxonomyBuildAbortedError);
+  }
+});
+
+test('builds after an abort: the next one runs on a new thread and equals the inline build; a running build aborted mid-way ends', async () => {
+  const inline = buildTaxonomy(segments);
+  const big: TaxonomySegment[] = Array.from({ length: 3000 }, (_, i) => ({ segment_id: `b${i}`, conversation_id: `c${i}`, text: `update the shipping address of order ${i} before dispatch`, goal: `update the shipping address of order ${i}` }));
+  const ac = new AbortController();
+  const running = buildInWorker(big, undefined, ac.signal);
+  // once it runs on the thread (the first build starts the thread)
+  await new Promise((r) => setTimeout(r, 300));
+  ac.abort();
+  const outcome = await running.then(
+    () => 'built',
+    (err: unknown) => (err instanceof TaxonomyBuildAbortedError ? 'aborted' : `other: ${String(err)}`),
+  );
+  assert.is(outcome, 'aborted');
+  for (let i = 0; i < 2; i++) {
+    const again = await buildInWorker(segments, undefined, new AbortController().signal);
+    assert.equal(again.nodes.map((n) => [n.node_id, n.label, n.segment_count]), inline.nodes.map((n) => [n.node_id, n.label, n.segment_count]));
   }
 });
 
