@@ -1,14 +1,13 @@
 /**
  * The bench's load generator runs in a process of its own (bench/lib/load-process.ts): a local HTTP
  * server receives the patched pool bodies with each tenant's key, a pool crosses once however
- * many loads use it, the offered rate is kept, the generator's CPU is reported from its own
- * process, and this process spends next to nothing on the load.
+ * many loads use it, the offered rate is kept, and the generator's CPU is reported from its own
+ * process (this one serves the requests here, so its own CPU says nothing of the client's).
  */
 import { createServer, type Server } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadInProcess, stagePool } from '../../../bench/lib/load.js';
-import { processCpuSeconds } from '../../../bench/lib/cpu.js';
 import type { PoolRequest } from '../../../bench/lib/pool.js';
 
 let server: Server;
@@ -45,7 +44,6 @@ const request = (route: string, tenant: string, n: number): PoolRequest => ({
 test('a closed-loop load in the load process: every body sent with its tenant key and a fresh variant, counted by status', async () => {
   const pool = [request('/a', 't1', 1), request('/refuse', 't2', 2), request('/a', 'other', 3)];
   seen.length = 0;
-  const cpu0 = processCpuSeconds();
   const res = await loadInProcess({ baseUrl: url, pool, keys: { t1: 'key-1', '*': 'key-any' }, concurrency: 2, durationMs: 400, roundBase: 7 });
   assert.ok(res.sent >= 6, `${res.sent} requests`);
   assert.is(res.sent, seen.length);
@@ -56,8 +54,6 @@ test('a closed-loop load in the load process: every body sent with its tenant ke
   // round 7 on the first pass over the pool: the slot holds 00000007
   assert.ok(seen[0]!.body.includes('sess-00000007-aaaa'), seen[0]!.body);
   assert.ok(typeof res.cpuSeconds === 'number' && res.cpuSeconds > 0, 'the load process reports its CPU');
-  // the client's work is the load process's: this process only waited (a generous bound)
-  assert.ok(processCpuSeconds() - cpu0 < res.cpuSeconds! + 0.3, `this process used ${processCpuSeconds() - cpu0} s`);
 });
 
 test('an open-loop load keeps its rate; a pool is staged once for every load that uses it', async () => {
