@@ -15,6 +15,7 @@ export type { LoadSpec, LoadResult };
 interface LoadProcess {
   child: ChildProcess;
   pools: WeakMap<readonly PoolRequest[], { id: number; sent: Promise<void> }>;
+  /** Answers awaited, by id: pool ids and run ids come from one counter, so they never meet. */
   waiting: Map<number, (m: FromLoadProcess) => void>;
   nextId: number;
 }
@@ -27,9 +28,9 @@ function loadProcess(): LoadProcess {
   const child = fork(file, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const lp: LoadProcess = { child, pools: new WeakMap(), waiting: new Map(), nextId: 1 };
   child.on('message', (m: FromLoadProcess) => {
-    const key = m.type === 'pool' ? -m.poolId : m.runId;
-    const done = lp.waiting.get(key);
-    lp.waiting.delete(key);
+    const id = m.type === 'pool' ? m.poolId : m.runId;
+    const done = lp.waiting.get(id);
+    lp.waiting.delete(id);
     done?.(m);
     if (lp.waiting.size === 0) child.channel?.unref();
   });
@@ -43,10 +44,10 @@ function loadProcess(): LoadProcess {
   return lp;
 }
 
-/** Sends `m` and resolves with the answer filed under `key` (a run id, or minus a pool id). */
-function ask(lp: LoadProcess, key: number, m: ToLoadProcess): Promise<FromLoadProcess> {
+/** Sends `m` and resolves with the answer to its id (its pool id or run id). */
+function ask(lp: LoadProcess, id: number, m: ToLoadProcess): Promise<FromLoadProcess> {
   return new Promise((resolve) => {
-    lp.waiting.set(key, resolve);
+    lp.waiting.set(id, resolve);
     lp.child.channel?.ref();
     lp.child.send(m);
   });
@@ -57,19 +58,22 @@ function ask(lp: LoadProcess, key: number, m: ToLoadProcess): Promise<FromLoadPr
  * starts afterwards does not include copying it. `loadInProcess` does it itself when needed.
  */
 export function stagePool(requests: readonly PoolRequest[]): Promise<void> {
-  const lp = loadProcess();
+  return staged(loadProcess(), requests).sent;
+}
+
+function staged(lp: LoadProcess, requests: readonly PoolRequest[]): { id: number; sent: Promise<void> } {
   let p = lp.pools.get(requests);
   if (!p) {
     const id = lp.nextId++;
     p = {
       id,
-      sent: ask(lp, -id, { type: 'pool', poolId: id, requests: requests as PoolRequest[] }).then((m) => {
+      sent: ask(lp, id, { type: 'pool', poolId: id, requests: requests as PoolRequest[] }).then((m) => {
         if (m.type === 'result' && !m.ok) throw new Error(m.error);
       }),
     };
     lp.pools.set(requests, p);
   }
-  return p.sent;
+  return p;
 }
 
 /**
@@ -78,11 +82,12 @@ export function stagePool(requests: readonly PoolRequest[]): Promise<void> {
  * its CPU from /proc is the system's alone: nothing is subtracted.
  */
 export async function loadInProcess(spec: LoadSpec, engine: 'own' | 'autocannon' = 'own'): Promise<LoadResult> {
-  await stagePool(spec.pool);
   const lp = loadProcess();
   const { pool, ...rest } = spec;
+  const { id: poolId, sent } = staged(lp, pool);
+  await sent;
   const runId = lp.nextId++;
-  const m = await ask(lp, runId, { type: 'run', runId, poolId: lp.pools.get(pool)!.id, spec: rest, engine });
+  const m = await ask(lp, runId, { type: 'run', runId, poolId, spec: rest, engine });
   if (m.type !== 'result') throw new Error('the load process answered out of turn');
   if (!m.ok) throw new Error(m.error);
   return m.result;
