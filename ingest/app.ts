@@ -13,6 +13,7 @@ import { otlpHandler } from './routes/otlp.js';
 import { hooksHandler } from './routes/hooks.js';
 import { directHandler } from './routes/direct.js';
 import { MethodNotAllowedError, RouteNotFoundError } from './errors.js';
+import { withFields } from '../core/own.js';
 
 export interface IngestDeps {
   config: Config;
@@ -46,12 +47,11 @@ export function createIngestApp(deps: IngestDeps) {
     readiness: { nats: () => deps.bus.ping() },
     renderError: errorBody,
   });
-  const rd: RouteDeps = {
-    ...deps,
+  const rd: RouteDeps = withFields(deps, {
     publisher: deps.publisher ?? createPublisher(deps.bus, deps.metrics, deps.config.ingest),
     runner: deps.runner ?? createPipelineRunner({ retryAfterSeconds: deps.config.ingest.retryAfterSeconds }),
     counters: createCounters(deps),
-  };
+  });
   // unmatched paths and methods answer in the same error shape as the routes
   app.use(async (ctx, next) => {
     await next();

@@ -1,5 +1,6 @@
 import type { AgentId, Environment, EventType, SourceRoute } from '../schemas/events.js';
 import { AppError } from '../core/errors.js';
+import { withFields } from '../core/own.js';
 import { bufferOf } from '../core/bytes.js';
 import { bodyText } from './body.js';
 import { InvalidEnvelopeError, InvalidIngestEnvelopeError, InvalidJsonError, NestingTooDeepError } from './errors.js';
@@ -129,7 +130,7 @@ function direct(task: PipelineTask, ctx: NormalizeContext): PipelineResult {
   const invalid = check('envelope', parsed);
   if (invalid) throw new InvalidIngestEnvelopeError(invalid);
   const env = parsed as { environment?: Environment; events: unknown[] };
-  const dctx = { ...ctx, environment: env.environment };
+  const dctx = withFields(ctx, { environment: env.environment });
   const events: PreparedEvent[] = [];
   const rejections: Array<{ index: number; reason: string }> = [];
   env.events.forEach((raw, index) => {

@@ -82,25 +82,23 @@ export function normalizeLog(ctx: NormalizeContext, r: OtlpLogRecord, position: 
   const isA = agent === 'agent-a';
   const seq = toNumber(attrs['event.sequence']);
   const body = typeof r.body === 'string' && r.body !== name ? r.body : undefined;
-  const ev = draft(
-    { ...ctx, agent },
-    {
-      type,
-      name,
-      event_time: iso(eventTime(r, attrs, ctx.receiveTime)),
-      conversation_id: isA ? firstText(attrs, 'session.id') : firstText(attrs, 'conversation.id', 'session.id'),
-      user_id: isA
-        ? firstText(attrs, 'user.account_uuid', 'user.id', 'user.account_id', 'user.email')
-        : firstText(attrs, 'user.account_id', 'user.id', 'user.email'),
-      environment: environmentOf(r.ctx.resource),
-      sequence: seq !== undefined && Number.isSafeInteger(seq) && seq >= 0 ? seq : position,
-      trace_id: r.traceId,
-      span_id: r.spanId,
-      attributes: attrs,
-      resource: r.ctx.resource,
-      scope: r.ctx.scope,
-    },
-  );
+  const ev = draft(ctx, {
+    agent,
+    type,
+    name,
+    event_time: iso(eventTime(r, attrs, ctx.receiveTime)),
+    conversation_id: isA ? firstText(attrs, 'session.id') : firstText(attrs, 'conversation.id', 'session.id'),
+    user_id: isA
+      ? firstText(attrs, 'user.account_uuid', 'user.id', 'user.account_id', 'user.email')
+      : firstText(attrs, 'user.account_id', 'user.id', 'user.email'),
+    environment: environmentOf(r.ctx.resource),
+    sequence: seq !== undefined && Number.isSafeInteger(seq) && seq >= 0 ? seq : position,
+    trace_id: r.traceId,
+    span_id: r.spanId,
+    attributes: attrs,
+    resource: r.ctx.resource,
+    scope: r.ctx.scope,
+  });
   if (type === 'prompt') ev.prompt = promptFacet(attrs['prompt'], attrs['prompt_length']);
   if (type === 'tool_decision' || type === 'tool_result') ev.tool = toolFacet(agent, attrs);
   if (type === 'api_request' || type === 'api_error' || type === 'stream_event') {

@@ -53,22 +53,20 @@ export function normalizeSpan(ctx: NormalizeContext, s: OtlpSpan, position: numb
       attributes: sanitizeAttributes(coerceAttributes(e.attributes)),
     }));
   }
-  return draft(
-    { ...ctx, agent },
-    {
-      type: 'span',
-      name: s.name,
-      event_time: iso(start),
-      conversation_id: firstText(attrs, 'session.id', 'conversation.id', 'gen_ai.conversation.id'),
-      user_id: firstText(attrs, 'user.account_uuid', 'user.id', 'user.account_id', 'user.email'),
-      environment: environmentOf(s.ctx.resource),
-      sequence: position,
-      trace_id: s.traceId,
-      span_id: s.spanId,
-      attributes: sanitizeAttributes(attrs),
-      resource: s.ctx.resource,
-      scope: s.ctx.scope,
-      span,
-    },
-  );
+  return draft(ctx, {
+    agent,
+    type: 'span',
+    name: s.name,
+    event_time: iso(start),
+    conversation_id: firstText(attrs, 'session.id', 'conversation.id', 'gen_ai.conversation.id'),
+    user_id: firstText(attrs, 'user.account_uuid', 'user.id', 'user.account_id', 'user.email'),
+    environment: environmentOf(s.ctx.resource),
+    sequence: position,
+    trace_id: s.traceId,
+    span_id: s.spanId,
+    attributes: sanitizeAttributes(attrs),
+    resource: s.ctx.resource,
+    scope: s.ctx.scope,
+    span,
+  });
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../core/http.js';
 import { AppError, BadRequestError, UnavailableError, withCause } from '../../core/errors.js';
+import { withFields } from '../../core/own.js';
 import type { Principal } from '../../core/keys.js';
 import type { AgentId, EventType, SourceRoute } from '../../schemas/events.js';
 import { AGENTS } from '../../schemas/events.js';
@@ -69,9 +70,9 @@ export async function runRequest(
     throw withCause(otlp ? new InvalidEnvelopeError('the compressed body does not inflate') : new InvalidJsonError('the compressed body does not inflate'), err);
   }
   const receiveTime = new Date().toISOString();
-  const result = await deps.runner.run({ ...task, body, receiveTime });
+  const result = await deps.runner.run(withFields(task, { body, receiveTime }));
   if (result.kind === 'bad_request') throw new BadRequestError(result.message, { code: result.code });
-  return { ...result, receiveTime };
+  return withFields(result, { receiveTime });
 }
 
 /** Splits off events too large for one bus message (rejected; the rest is published). */

@@ -9,6 +9,7 @@ import { createRunCache } from '../../core/run-cache.js';
 import type { TextModel } from '../../core/vectors/model.js';
 import { runModel } from '../../core/vectors/stored-model.js';
 import { isoTimestamp } from '../time.js';
+import { withFields } from '../../core/own.js';
 
 export interface CurrentRun {
   id: string;
@@ -59,7 +60,7 @@ export function createClustersRepo(store: Store) {
           `SELECT node_id, parent_id, depth, node_type, label, summary, keywords, has_children, centroid FROM {{db}}.cluster_nodes FINAL WHERE tenant_id = {tenant:String} AND run_id = {run:String}`,
           { tenant, run: runId },
         );
-        const list = rows.map((r) => ({ ...r, depth: Number(r.depth), has_children: Number(r.has_children) === 1, centroid: Float32Array.from(r.centroid) }));
+        const list = rows.map((r) => withFields(r, { depth: Number(r.depth), has_children: Number(r.has_children) === 1, centroid: Float32Array.from(r.centroid) }));
         return { byId: new Map(list.map((n) => [n.node_id, n])), list };
       });
     },

@@ -1,6 +1,7 @@
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import { FRUSTRATION_MIN, OUTCOME_NEGATIVE_BELOW, OUTCOME_POSITIVE_FROM } from '../../schemas/outcome.js';
 import { isoTimestamp } from '../time.js';
+import { withFields } from '../../core/own.js';
 
 export interface ConversationFilter {
   tenant: string;
@@ -65,7 +66,7 @@ export function createConversationsRepo(store: Store) {
   return {
     async list(f: ConversationFilter, limit: number, offset: number): Promise<{ rows: ConversationRow[]; total: number }> {
       const params = filterParams(f);
-      const rows = await store.query<RawRow>(namedQuery('query-conversations-list'), { ...params, limit, offset });
+      const rows = await store.query<RawRow>(namedQuery('query-conversations-list'), withFields(params, { limit, offset }));
       const total =
         rows.length > 0 ? Number(rows[0]!.total)
         : offset === 0 ? 0

@@ -2,6 +2,7 @@ import { namedQuery, type Store } from '../../core/clickhouse.js';
 import type { CauseRef, Elicitor, EmotionFamily, Trajectory } from '../../stream/analyses/types.js';
 import { frustrationKpis, score3 } from '../rates.js';
 import { isoTimestamp } from '../time.js';
+import { withFields } from '../../core/own.js';
 
 export interface EmotionFilter {
   tenant: string;
@@ -69,7 +70,7 @@ export function createEmotionsRepo(store: Store) {
     async read(f: EmotionFilter, limit: number, offset: number) {
       const params = filterParams(f);
       const [page, aggregates] = await Promise.all([
-        store.query<PageRow>(namedQuery('query-emotions-page'), { ...params, limit, offset }),
+        store.query<PageRow>(namedQuery('query-emotions-page'), withFields(params, { limit, offset })),
         store.query<AggregateRow>(namedQuery('query-emotions-aggregates'), params),
       ]);
       const of = (dim: AggregateRow['dim']) => aggregates.filter((a) => a.dim === dim);

@@ -1,6 +1,7 @@
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import { pct } from '../rates.js';
 import { isoTimestamp } from '../time.js';
+import { withFields } from '../../core/own.js';
 
 export interface HallucinationFilter {
   tenant: string;
@@ -48,7 +49,7 @@ export function createHallucinationsRepo(store: Store) {
     async read(f: HallucinationFilter, limit: number, offset: number) {
       const params = filterParams(f);
       const [page, counts] = await Promise.all([
-        store.query<PageRow>(namedQuery('query-hallucinations-page'), { ...params, limit, offset }),
+        store.query<PageRow>(namedQuery('query-hallucinations-page'), withFields(params, { limit, offset })),
         store.query<CountRow>(namedQuery('query-hallucinations-rates'), params),
       ]);
       const findings = counts.find((r) => r.dim === 'findings');

@@ -8,6 +8,7 @@ import { getProblem, resolveProblemId } from '../../stream/problems/api.js';
 import { createProblemsStore, type RunRow } from '../../stream/problems/store.js';
 import { kindSummary } from '../../stream/problems/verify.js';
 import type { ProblemState, VerificationSample } from '../../stream/problems/types.js';
+import { withFields } from '../../core/own.js';
 
 const num = (v: unknown) => Number(v ?? 0);
 const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -164,13 +165,13 @@ export function createProblemsRepo(store: Store) {
         after_id: after?.id ?? '',
         limit,
       });
-      return rows.map((r) => ({ ...evidenceOut(r), signal_ts: isoOf(r.signal_ts), signal_kind: String(r.signal_kind) }));
+      return rows.map((r) => withFields(evidenceOut(r), { signal_ts: isoOf(r.signal_ts), signal_kind: String(r.signal_kind) }));
     },
 
     async evidenceByIds(tenant: string, runId: string, problem: string, ids: string[]) {
       if (ids.length === 0) return [];
       const rows = await store.query<Record<string, unknown>>(namedQuery('query-problems-evidence-by-id'), { tenant, run: runId, problem, ids });
-      return rows.map((r) => ({ ...evidenceOut(r), signal_ts: isoOf(r.signal_ts), signal_kind: String(r.signal_kind) }));
+      return rows.map((r) => withFields(evidenceOut(r), { signal_ts: isoOf(r.signal_ts), signal_kind: String(r.signal_kind) }));
     },
 
     async reportsPage(tenant: string, runId: string, problem: string, after: { conv: string; id: string } | null, limit: number) {

@@ -1,6 +1,7 @@
 import { TupleParam } from '@clickhouse/client';
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import { isoTimestamp } from '../time.js';
+import { withFields } from '../../core/own.js';
 
 export interface SearchHit {
   conversation_id: string;
@@ -60,15 +61,14 @@ export function createSearchRepo(store: Store) {
   /** Newest matching messages: grows the candidate pool until the page is full or the matches end. */
   async function recent(o: KeywordOpts): Promise<RawHit[]> {
     for (let candidates = o.limit * 2 + 8; ; candidates *= 4) {
-      const rows = await store.query<{ conversation_id: string; message_id: string }>(namedQuery('query-search-recent-candidates'), { ...filters(o), candidates });
+      const rows = await store.query<{ conversation_id: string; message_id: string }>(namedQuery('query-search-recent-candidates'), withFields(filters(o), { candidates }));
       if (rows.length === 0) return [];
       const keys = [...new Map(rows.map((r) => [`${r.conversation_id}\u0000${r.message_id}`, r])).values()];
-      const hits = await store.query<RawHit>(namedQuery('query-search-recent-hits'), {
-        ...filters(o),
+      const hits = await store.query<RawHit>(namedQuery('query-search-recent-hits'), withFields(filters(o), {
         limit: o.limit,
         conversations: [...new Set(keys.map((k) => k.conversation_id))],
         keys: keys.map((k) => new TupleParam([k.conversation_id, k.message_id])),
-      });
+      }));
       // fewer candidate rows than asked for: every match was a candidate, so the page is exact
       if (hits.length >= o.limit || rows.length < candidates) return hits;
     }
@@ -76,7 +76,7 @@ export function createSearchRepo(store: Store) {
 
   return {
     async keyword(o: KeywordOpts): Promise<SearchHit[]> {
-      const hits = o.sort === 'recent' ? await recent(o) : await store.query<RawHit>(namedQuery('query-search-messages'), { ...filters(o), limit: o.limit });
+      const hits = o.sort === 'recent' ? await recent(o) : await store.query<RawHit>(namedQuery('query-search-messages'), withFields(filters(o), { limit: o.limit }));
       if (hits.length === 0) return [];
       const positions = await store.query<{ conversation_id: string; message_id: string; idx: number | string }>(namedQuery('query-search-positions'), {
         tenant: o.tenant,

@@ -1,5 +1,6 @@
 import { namedQuery, type Store } from '../../core/clickhouse.js';
 import type { DurableProfile, FoldState, StateEvent, WorldSegment, WorldStateSummary } from '../../schemas/world-state.js';
+import { withFields } from '../../core/own.js';
 
 /** A segment row: the segment object, the state before its first event, its events in fold order. */
 export interface StoredSegment {
@@ -38,7 +39,7 @@ export function createWorldStateRepo(store: Store) {
         .filter((r) => r.kind === 'segment')
         .sort((a, b) => Number(a.segment_index) - Number(b.segment_index))
         .map((r) => JSON.parse(r.doc) as StoredSegment);
-      return { ...doc, messageCount: Number(conversation.message_count), segments };
+      return withFields(doc, { messageCount: Number(conversation.message_count), segments });
     },
   };
 }

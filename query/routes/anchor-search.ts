@@ -12,6 +12,7 @@ import { reciprocalRankFusion } from '../../core/vectors/ranking.js';
 import type { ClustersRepo } from '../repo/clusters.js';
 import { formatSnippet, type SearchHit } from '../repo/search.js';
 import { isoTimestamp } from '../time.js';
+import { withFields } from '../../core/own.js';
 
 /** A segment joins the semantic candidates at this cosine similarity to the query. */
 export const ANCHOR_SEGMENT_FLOOR = 0.15;
@@ -87,5 +88,5 @@ export function fuseHits(keyword: readonly SearchHit[], semantic: readonly Searc
   const key = (h: SearchHit) => `${h.conversation_id}\u0000${h.message_index}`;
   const byKey = new Map<string, SearchHit>();
   for (const h of [...keyword, ...semantic]) if (!byKey.has(key(h))) byKey.set(key(h), h);
-  return reciprocalRankFusion([keyword.map(key), semantic.map(key)]).map((x) => ({ ...byKey.get(x.id)!, score: Math.round(x.score * 1e6) / 1e6 }));
+  return reciprocalRankFusion([keyword.map(key), semantic.map(key)]).map((x) => withFields(byKey.get(x.id)!, { score: Math.round(x.score * 1e6) / 1e6 }));
 }

@@ -11,6 +11,7 @@ import { reciprocalRankFusion } from '../../core/vectors/ranking.js';
 import type { ClustersRepo } from '../repo/clusters.js';
 import type { ConversationRow, createConversationsRepo } from '../repo/conversations.js';
 import { isoTimestamp } from '../time.js';
+import { withFields } from '../../core/own.js';
 
 /** Candidates taken from each ranking (keyword, semantic). */
 export const HYBRID_POOL = 100;
@@ -25,7 +26,7 @@ export async function withClusters(repo: ClustersRepo, tenant: string, rows: Con
   const [nodes, of] = await Promise.all([repo.nodes(tenant, run.id), repo.conversationClusters(tenant, run.id, rows.map((r) => r.conversation_id))]);
   return rows.map((r) => {
     const node = nodes.byId.get(of.get(r.conversation_id) ?? '');
-    return node ? { ...r, cluster_id: node.node_id, cluster_name: node.label } : r;
+    return node ? withFields(r, { cluster_id: node.node_id, cluster_name: node.label }) : r;
   });
 }
 

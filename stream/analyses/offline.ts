@@ -14,6 +14,7 @@ import { analyzeSnapshot, type AnalysisEnv } from './pipeline.js';
 import type { ConversationAnalysis, ConversationSnapshot, UserMemoryDocument } from './types.js';
 import { clusterSegments } from './taxonomy/offline.js';
 import { contributionOf, emptyMemory, mergeMemory } from './user-memory.js';
+import { withFields } from '../../core/own.js';
 
 export interface OfflineTotals {
   conversations: number;
@@ -53,7 +54,7 @@ export function analyzeDirectEvents(events: readonly unknown[], opts: { workspac
   for (const i of userTimeOrder(snapshots)) {
     const plain = snapshots[i]!;
     const memory = plain.userId ? memories.get(plain.userId) ?? emptyMemory(plain.userId) : undefined;
-    const s = memory ? { ...plain, userMemory: memory } : plain;
+    const s = memory ? withFields(plain, { userMemory: memory }) : plain;
     const { analysis, outcomes } = analyzeSnapshot(s, env);
     for (const o of outcomes) if (!o.ok) errors.push({ conversation_id: s.conversationId, analyzer: o.name, error: o.error ?? 'failed' });
     const profile = analysis.world_state?.userDurableProfile;

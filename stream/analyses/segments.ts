@@ -16,6 +16,7 @@ import { maskCode } from './text/prose.js';
 import { contentTerms } from './text/tokens.js';
 import { isCommandTurn, isHumanTurn, requestText } from './text/turns.js';
 import { continuationCue, isContextReset, markerStrength, wrapUpCue } from './segments-cues.js';
+import { withFields } from '../../core/own.js';
 
 export const SEGMENTS_VERSION = 2;
 
@@ -168,7 +169,7 @@ function walk(s: ConversationSnapshot, onTurn?: (d: TurnDecision) => void): numb
         const gap = i > 0 ? m.ts - messages[i - 1]!.ts : 0;
         const evidence = boundaryEvidence(request, terms, state, previousAgentText, previousAgentTerms, gap, work);
         const boundary = evidence.score >= THRESHOLD;
-        onTurn?.({ ...evidence, index: i, boundary });
+        onTurn?.(withFields(evidence, { index: i, boundary }));
         if (boundary) {
           starts.push(i);
           state = fresh();

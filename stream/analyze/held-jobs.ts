@@ -7,6 +7,7 @@
  * within the same bound. Pure: the caller passes the time and whether the store path lags, and owns
  * the messages behind the jobs.
  */
+import { withFields } from '../../core/own.js';
 
 export interface HeldJob<T> {
   /** The conversation (`tenant\u0000conversation`): a batch takes every due job of a conversation it analyzes. */
@@ -74,7 +75,7 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
 
   return {
     add(job, nowMs) {
-      entries.push({ ...job, sinceMs: job.dueMs, deferred: false });
+      entries.push(withFields(job, { sinceMs: job.dueMs, deferred: false }));
       // the due jobs of this conversation become one: the latest due, waiting since the earliest
       const due = entries.filter((e) => e.key === job.key && e.dueMs <= nowMs);
       if (due.length < 2) return [];

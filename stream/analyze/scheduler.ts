@@ -11,6 +11,7 @@ import { withLease } from '../../core/lease.js';
 import type { Logger } from '../../core/log.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishConversationJobs } from './publisher.js';
+import { withFields } from '../../core/own.js';
 
 export interface TenantJobContext {
   store: Store;
@@ -79,21 +80,21 @@ export function startScheduler(opts: SchedulerOptions): { stop(): Promise<void>;
         key,
         opts.holder,
         ttlMs,
-        (signal) => job.run({ ...opts.ctx, signal: AbortSignal.any([signal, stopping.signal]) }, tenant),
+        (signal) => job.run(withFields(opts.ctx, { signal: AbortSignal.any([signal, stopping.signal]) }), tenant),
         (what, err) => opts.ctx.log.warn({ err, job: job.name, tenant, what }, 'job lease trouble'),
       );
       if (out.ran) {
-        opts.metrics.leaseRuns.inc({ ...labels, outcome: 'ok' });
+        opts.metrics.leaseRuns.inc(withFields(labels, { outcome: 'ok' }));
         opts.metrics.leaseRunSeconds.observe(labels, (performance.now() - started) / 1000);
       }
     } catch (err) {
       if (stopping.signal.aborted) {
         // the role is stopping: the job was told to give up, it did not fail (its next run resumes it)
-        opts.metrics.leaseRuns.inc({ ...labels, outcome: 'stopped' });
+        opts.metrics.leaseRuns.inc(withFields(labels, { outcome: 'stopped' }));
         opts.ctx.log.info({ job: job.name, tenant }, 'leased job stopped: the role is stopping');
         return;
       }
-      opts.metrics.leaseRuns.inc({ ...labels, outcome: 'error' });
+      opts.metrics.leaseRuns.inc(withFields(labels, { outcome: 'error' }));
       opts.metrics.leaseRunSeconds.observe(labels, (performance.now() - started) / 1000);
       opts.ctx.log.warn({ err, job: job.name, tenant }, 'leased job failed');
     }

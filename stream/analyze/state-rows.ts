@@ -4,6 +4,7 @@
  * from the memory as it stands after the earlier ones, and one memory row per user whose document
  * changed. Pure, like the rest of work.ts.
  */
+import { withFields } from '../../core/own.js';
 import { applyEvent, cloneFoldState, emptyFoldState, sortedSlots, type StateEvent, type WorldState } from '../../schemas/world-state.js';
 import type { ConversationSnapshot, StepScores, UserMemoryDocument } from '../analyses/types.js';
 import { contributionOf, emptyMemory, mergeMemory, memorySlotCount, parseMemory } from '../analyses/user-memory.js';
@@ -40,8 +41,7 @@ export function worldStateRows(s: ConversationSnapshot, ws: WorldState, base: Ro
       applyEvent(state, ws.events[k]!);
       events.push(ws.events[k++]!);
     }
-    rows.push({
-      ...base,
+    rows.push(withFields(base, {
       item_key: seg.segmentId,
       analyzer_version: analyzerVersion,
       kind: 'segment',
@@ -54,10 +54,9 @@ export function worldStateRows(s: ConversationSnapshot, ws: WorldState, base: Ro
       updated_at: events.length ? events[events.length - 1]!.at : iso(s.messages[seg.endMsgIdx]?.ts ?? 0),
       search_text: '',
       doc: JSON.stringify({ segment: seg, keyframe, events }),
-    });
+    }));
   }
-  rows.push({
-    ...base,
+  rows.push(withFields(base, {
     item_key: 'conversation',
     analyzer_version: analyzerVersion,
     kind: 'conversation',
@@ -70,15 +69,14 @@ export function worldStateRows(s: ConversationSnapshot, ws: WorldState, base: Ro
     updated_at: ws.summary.lastUpdatedAt ?? iso(lastTs(s)),
     search_text: searchText(ws),
     doc: JSON.stringify({ userId: ws.userId, userDurableProfile: ws.userDurableProfile, conversationWarmstart: ws.conversationWarmstart, summary: ws.summary }),
-  });
+  }));
   return rows;
 }
 
 /** One row per scored segment and one for the rollup (none while no segment carries weight). */
 export function stepScoreRows(s: ConversationSnapshot, scores: StepScores, base: RowBase, analyzerVersion: number): Row[] {
-  const common = { ...base, analyzer_version: analyzerVersion, environment: s.environment, user_id: s.userId };
-  const rows: Row[] = scores.segments.map((g, i) => ({
-    ...common,
+  const common = withFields(base, { analyzer_version: analyzerVersion, environment: s.environment, user_id: s.userId });
+  const rows: Row[] = scores.segments.map((g, i) => withFields(common, {
     item_key: g.segment_id,
     kind: 'segment',
     segment_index: i,
@@ -93,17 +91,8 @@ export function stepScoreRows(s: ConversationSnapshot, scores: StepScores, base:
   }));
   const r = scores.rollup;
   if (r) {
-    rows.push({
-      ...common,
-      item_key: 'rollup',
-      kind: 'rollup',
-      segment_index: -1,
-      score: r.blended_score,
-      failure_type: '',
-      ...r,
-      scored_at: iso(lastTs(s)),
-      doc: JSON.stringify(r),
-    });
+    const head = withFields(common, { item_key: 'rollup', kind: 'rollup', segment_index: -1, score: r.blended_score, failure_type: '' });
+    rows.push(withFields(withFields(head, r), { scored_at: iso(lastTs(s)), doc: JSON.stringify(r) }));
   }
   return rows;
 }

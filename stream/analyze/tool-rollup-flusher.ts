@@ -20,6 +20,7 @@ import { namedQuery } from '../../core/clickhouse.js';
 import type { Logger } from '../../core/log.js';
 import type { StreamMetrics } from '../metrics.js';
 import { recomputeGroups } from './tool-failures.js';
+import { withFields } from '../../core/own.js';
 
 /** Marks read and recomputed by one pass. */
 export const PASS_GROUPS = 10_000;
@@ -74,7 +75,7 @@ export function createToolRollupFlusher(opts: ToolRollupFlusherOptions): ToolRol
       const marks = await store.query<Mark>(namedQuery('stream-tool-rollup-dirty'), { limit: PASS_GROUPS });
       if (marks.length) {
         await recomputeGroups(store, marks.map((m) => [m.tenant_id, m.tool_name, m.day]));
-        await store.insert('tool_rollup_dirty', marks.map((m) => ({ ...m, is_deleted: 1 })));
+        await store.insert('tool_rollup_dirty', marks.map((m) => withFields(m, { is_deleted: 1 })));
         metrics.toolRollupGroups.inc({}, marks.length);
         if (marks.length === PASS_GROUPS) pending = true;
       }

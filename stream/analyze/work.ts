@@ -5,6 +5,7 @@
  * Pure: the framework (analyze-consumer.ts) owns every read and write.
  */
 import { createHash } from 'node:crypto';
+import { withFields } from '../../core/own.js';
 import { analyzeSnapshot, type AnalyzerOutcome } from '../analyses/pipeline.js';
 import { createCategoryRegistry, type CategoryRegistry, type RegisteredCategory } from '../analyses/tool-failure-categories.js';
 import { conversationFrustration, isFrustratedMessage } from '../analyses/emotions.js';
@@ -85,8 +86,7 @@ function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version:
     'tool-calls': a.tool_calls.map((t) => {
       const c = byCall.get(t.tool_use_id)!;
       const failed = t.success === false || (t.success === null && c.decision === 'reject');
-      return {
-        ...base,
+      return withFields(base, {
         item_key: t.tool_use_id,
         analyzer_version: versionOf('tool-calls'),
         tool_use_id: c.toolUseId,
@@ -102,11 +102,10 @@ function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version:
         family: t.category?.family ?? '',
         environment: s.environment,
         user_id: s.userId,
-      };
+      });
     }),
-    segments: a.segments.map((g, i) => ({ ...base, item_key: g.segment_id, analyzer_version: versionOf('segments'), segment_index: i, start_index: g.start_index, end_index: g.end_index })),
-    'segment-goals': (a.segment_goals ?? []).map((g, i) => ({
-      ...base,
+    segments: a.segments.map((g, i) => withFields(base, { item_key: g.segment_id, analyzer_version: versionOf('segments'), segment_index: i, start_index: g.start_index, end_index: g.end_index })),
+    'segment-goals': (a.segment_goals ?? []).map((g, i) => withFields(base, {
       item_key: g.segment_id,
       analyzer_version: versionOf('segment-goals'),
       segment_index: i,
@@ -115,8 +114,7 @@ function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version:
       text_hash: g.text_hash,
       last_ts: tsOf(a.segments[i]?.end_index ?? null),
     })),
-    emotions: a.emotions.map((e) => ({
-      ...base,
+    emotions: a.emotions.map((e) => withFields(base, {
       item_key: `${e.message_index}:${e.signal}`,
       analyzer_version: versionOf('emotions'),
       message_index: e.message_index,
@@ -132,8 +130,7 @@ function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version:
       environment: s.environment,
       user_id: s.userId,
     })),
-    laziness: a.laziness.map((l) => ({
-      ...base,
+    laziness: a.laziness.map((l) => withFields(base, {
       item_key: `${l.message_index}:${l.pattern}`,
       analyzer_version: versionOf('laziness'),
       message_index: l.message_index,
@@ -144,8 +141,7 @@ function analysisRows(s: ConversationSnapshot, a: ConversationAnalysis, version:
       truncated_data: l.truncated_data ? 1 : 0,
       environment: s.environment,
     })),
-    hallucinations: a.hallucinations.map((h) => ({
-      ...base,
+    hallucinations: a.hallucinations.map((h) => withFields(base, {
       item_key: `${h.message_index}:${h.claim_type}:${shortHash(h.claim)}`,
       analyzer_version: versionOf('hallucinations'),
       message_index: h.message_index,
@@ -283,7 +279,7 @@ function analyzeItem(b: Batch, index: number): void {
   const { version, memory } = b;
   const item = b.items[index]!;
   const userMemory = memory.memoryOf(index);
-  const s = userMemory ? { ...b.snapshots[index]!, userMemory } : b.snapshots[index]!;
+  const s = userMemory ? withFields(b.snapshots[index]!, { userMemory }) : b.snapshots[index]!;
   const { analysis, outcomes } = analyzeSnapshot(s, { categories: b.registryOf(item.tenantId) });
   const ok = new Map(outcomes.map((o) => [o.name, o.ok]));
   const previous = new Map(item.state.map((st) => [st.analyzer, st]));
@@ -311,9 +307,9 @@ function analyzeItem(b: Batch, index: number): void {
   }
   if (ok.get('tool-calls')) {
     const plan = planToolRollup(callFacts(s, analysis), item.toolState);
-    b.push('tool_call_facts', [...plan.tombstones.map((f) => ({ ...f, version, is_deleted: 1 })), ...plan.changed.map((f) => ({ ...f, version, is_deleted: 0 }))]);
+    b.push('tool_call_facts', [...plan.tombstones.map((f) => withFields(f, { version, is_deleted: 1 })), ...plan.changed.map((f) => withFields(f, { version, is_deleted: 0 }))]);
     for (const g of plan.groups) b.toolGroups.set(g.join('\u0000'), g);
-    for (const f of plan.changed) b.toolState.push({ ...f, version });
+    for (const f of plan.changed) b.toolState.push(withFields(f, { version }));
     all.push({ name: 'tool-failure-rollup', version: versionOf('tool-failure-rollup'), ok: true });
   } else {
     all.push({ name: 'tool-failure-rollup', version: versionOf('tool-failure-rollup'), ok: false, error: 'needs tool-calls, which failed' });

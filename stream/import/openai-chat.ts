@@ -6,6 +6,7 @@
  * (error when the content starts with "Error"), the convention of the standard event form.
  */
 import type { DirectBlock, DirectEvent } from './types.js';
+import { withFields } from '../../core/own.js';
 
 interface ChatMessage {
   role?: string;
@@ -61,14 +62,14 @@ export function convertTrajectory(t: Trajectory): DirectEvent[] {
     const meta = { source: 'openai-chat', ...(i === 0 && t.metadata ? t.metadata : {}) };
     const text = textOf(m.content);
     if (m.role === 'tool') {
-      out.push({ ...base, role: 'user', content: [{ type: 'tool_result', tool_use_id: current.get(m.tool_call_id ?? '') ?? m.tool_call_id ?? '', content: text, is_error: isToolError(text) }], metadata: { ...meta, original_role: 'tool', tool_name: m.name } });
+      out.push(withFields(base, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: current.get(m.tool_call_id ?? '') ?? m.tool_call_id ?? '', content: text, is_error: isToolError(text) }], metadata: withFields(meta, { original_role: 'tool', tool_name: m.name }) }));
     } else if (m.role === 'assistant' && m.tool_calls?.length) {
       const blocks: DirectBlock[] = text ? [{ type: 'text', text }] : [];
       for (const c of m.tool_calls) blocks.push({ type: 'tool_use', tool_name: c.function?.name ?? 'unknown', tool_use_id: callId(c.id ?? `${t.id}:${i}`), input: parseArgs(c.function?.arguments) });
-      out.push({ ...base, role: 'assistant', content: blocks, metadata: meta });
+      out.push(withFields(base, { role: 'assistant' as const, content: blocks, metadata: meta }));
     } else {
       const role = m.role === 'assistant' || m.role === 'system' ? m.role : 'user';
-      out.push({ ...base, role, message: text, metadata: m.role && m.role !== role ? { ...meta, original_role: m.role } : meta });
+      out.push(withFields(base, { role, message: text, metadata: m.role && m.role !== role ? withFields(meta, { original_role: m.role }) : meta }));
     }
   });
   return out;

@@ -14,6 +14,7 @@
  */
 import type { CauseRef, ConversationAnalysis, ConversationSnapshot, StepScoreStep } from '../analyses/types.js';
 import type { Signal } from './types.js';
+import { withFields } from '../../core/own.js';
 
 export const MIN_EMOTION_SCORE = 0.3;
 export const ABANDONMENT_SCORE = 0.45;
@@ -72,9 +73,9 @@ export function extractSignals(src: SignalSource): Signal[] {
   for (const e of src.emotions) {
     if (e.family === 'satisfaction' || e.score < MIN_EMOTION_SCORE || e.elicitor === 'user') continue;
     const base = { conversation_id: c, user_id: src.user_id, msg_index: e.message_index, ts: e.ts, segment_id: segmentOf(e.message_index), confidence: r3(e.score), text: e.quotes.join(' … '), cause_ref: e.cause ?? undefined };
-    out.push({ ...base, signal_id: `emotion:${c}:${e.item_key}`, kind: 'emotion', family: e.family, type: e.signal, elicitor: e.elicitor });
+    out.push(withFields(base, { signal_id: `emotion:${c}:${e.item_key}`, kind: 'emotion', family: e.family, type: e.signal, elicitor: e.elicitor }));
     if (e.score >= ABANDONMENT_SCORE && e.family !== 'confusion' && e.message_index >= src.message_count - 2) {
-      out.push({ ...base, signal_id: `abandonment:${c}:${e.item_key}`, kind: 'abandonment', family: 'abandonment', type: 'left_after_negative_turn' });
+      out.push(withFields(base, { signal_id: `abandonment:${c}:${e.item_key}`, kind: 'abandonment', family: 'abandonment', type: 'left_after_negative_turn' }));
     }
   }
   for (const l of src.laziness) {

@@ -9,6 +9,7 @@ import type { EngineOutput } from './engine.js';
 import type { CauseRef } from '../analyses/types.js';
 import { extractSignals, MIN_EMOTION_SCORE, type SignalSource } from './signals.js';
 import type { Attribution, PendingFeedback, ProblemState, Rubric, RunStats, Signal } from './types.js';
+import { withFields } from '../../core/own.js';
 
 const CHUNK = 5000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -291,7 +292,7 @@ export function createProblemsStore(store: Store) {
         'problem_feedback',
         rows
           .filter((r) => byId.has(String(r.feedback_id)))
-          .map((r) => ({ ...r, version, status: 'consumed', consumed_by_run_id: runId, consumed_at: nowIso, outcome: out.feedback.find((f) => f.feedback_id === r.feedback_id)?.outcome ?? '' })),
+          .map((r) => withFields(r, { version, status: 'consumed', consumed_by_run_id: runId, consumed_at: nowIso, outcome: out.feedback.find((f) => f.feedback_id === r.feedback_id)?.outcome ?? '' })),
       );
     },
 

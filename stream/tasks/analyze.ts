@@ -6,6 +6,7 @@ import { runAnalysisWork, type WorkOutput, type WorkRequest } from '../analyze/w
 import { workItemsOf } from '../analyze/work-items.js';
 import { encodeWorkOutput } from '../analyze/work-bytes.js';
 import { movedResult } from './moved.js';
+import { withFields } from '../../core/own.js';
 
 /**
  * Analysis is background work: its thread runs at the lowest CPU priority (nice 19), below decoding,
@@ -31,6 +32,6 @@ if (!isMainThread) {
  */
 export default function analyze(request: WorkRequest): WorkOutput {
   const { loaded, ...rest } = request;
-  const out = runAnalysisWork({ ...rest, items: workItemsOf(loaded) });
+  const out = runAnalysisWork(withFields(rest, { items: workItemsOf(loaded) }));
   return movedResult(out, encodeWorkOutput(out, request.version, request.maxAttempts));
 }

@@ -9,6 +9,7 @@ import { familyOf, isShellTool, rejectionKind } from './families.js';
 import { CANONICAL_LABELS, checkLabel, labelOf } from './labels.js';
 import { mask, tokenize } from './masking.js';
 import { extractStatement } from './statement.js';
+import { withFields } from '../../../core/own.js';
 
 /** Statements longer than this many tokens are compared on their first tokens only. */
 export const MAX_TOKENS = 24;
@@ -51,7 +52,7 @@ export function signatureOf(call: SnapshotToolCall): Signature {
       const sig = fromText(family, labelOf(masked), masked);
       // a statement of placeholders only names no cause: it is output without a message
       if (sig.keys.every((k) => k.startsWith('<'))) {
-        const none = familyOf(call, { ...st, kind: 'none', text: '' });
+        const none = familyOf(call, withFields(st, { kind: 'none', text: '' }));
         return fromText(none, CANONICAL_LABELS.none, CANONICAL_LABELS.none);
       }
       return sig;
