@@ -271,6 +271,40 @@ function skipSettledRequestErrors(): void {
 }
 skipSettledRequestErrors();
 
+/**
+ * The client writes its pending commands to the socket at the end of each microtask checkpoint, so
+ * every HTTP request's publish, every ack and every pull went out in a write of its own: a syscall
+ * each, and on loopback the server's side of the delivery too. The transport's socket is corked at
+ * its first write in a turn of the event loop and uncorked in that turn's check phase
+ * (`setImmediate`), so the commands of every callback of the turn leave in one `writev`. Nothing
+ * waits longer than the rest of the turn it was written in; a reconnection's new socket is corked
+ * the same way (the transport's class is patched, once). Measured (bench/probe.js at 8,000
+ * events/s, two alternating pairs): the main thread 82.7 · 79.2 → 75.6 · 74.0 µs of CPU per event,
+ * the whole process 309 · 302 → 289 · 277, the NATS server 18.3 · 18.3 → 15.5 · 16.7.
+ */
+const CORKED = Symbol('corked');
+type Transport = { socket?: { cork(): void; uncork(): void; destroyed?: boolean }; send(frame: Uint8Array): void; [CORKED]?: boolean };
+function coalesceWrites(nc: NatsConnection): void {
+  const transport = (nc as unknown as { protocol?: { transport?: Transport } }).protocol?.transport;
+  const proto = transport && (Object.getPrototypeOf(transport) as Transport);
+  // another client version without these members is left as it is (the test counts the writes)
+  if (!proto || Object.hasOwn(proto, CORKED) || typeof proto.send !== 'function') return;
+  const send = proto.send;
+  Object.defineProperty(proto, CORKED, { value: false, writable: true });
+  proto.send = function (this: Transport, frame: Uint8Array) {
+    const socket = this.socket;
+    if (socket && !this[CORKED]) {
+      this[CORKED] = true;
+      socket.cork();
+      setImmediate(() => {
+        this[CORKED] = false;
+        socket.uncork();
+      });
+    }
+    send.call(this, frame);
+  };
+}
+
 /** Connects and reconnects forever: a restarted or failed-over server is picked up by itself. */
 export async function connectBus(url: string, opts: { log?: Logger; name?: string } = {}): Promise<Bus> {
   const nc = await connect({
@@ -282,6 +316,7 @@ export async function connectBus(url: string, opts: { log?: Logger; name?: strin
     // async stack traces cost two Error captures per request and publish on the hot path
     noAsyncTraces: true,
   });
+  coalesceWrites(nc);
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') opts.log?.warn({ nats: s.type }, 'nats connection status');

@@ -1,7 +1,9 @@
 /**
  * The bus client's requests after `skipSettledRequestErrors` (core/nats.ts): an answered request
  * builds no "cancelled" error and releases its slot; a timeout, a failed send and a closed
- * connection still reject as the client makes them.
+ * connection still reject as the client makes them. And its writes after `coalesceWrites`: the
+ * commands of one turn of the event loop leave in one write, each delivered, in order, also after
+ * a reconnection.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -92,6 +94,76 @@ test('requests in flight when the connection closes reject; so does a request wi
   );
   await other.close();
   assert.ok(['RequestError', 'ClosedConnectionError'].includes(await pending), 'closing rejects what is open');
+});
+
+/** Counts the socket writes (syscalls: `_write` or `_writev`) of a connection's current socket. */
+function countingWrites(b: Bus): { count(): number; stop(): void } {
+  const socket = (b.nc as unknown as { protocol: { transport: { socket: Record<string, unknown> } } }).protocol.transport.socket;
+  let n = 0;
+  const originals = ['_write', '_writev'].map((name) => [name, socket[name]] as const);
+  for (const [name, fn] of originals) {
+    if (typeof fn !== 'function') continue;
+    socket[name] = function (this: unknown, ...args: unknown[]) {
+      n++;
+      return (fn as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  return { count: () => n, stop: () => originals.forEach(([name, fn]) => (socket[name] = fn)) };
+}
+
+/** Publishes `n` messages on `subject`, each from its own callback of the same turn of the event loop. */
+function publishInOneTurn(b: Bus, subject: string, n: number, tag: string): Promise<void> {
+  return new Promise((resolve) => {
+    for (let i = 0; i < n; i++) {
+      setImmediate(() => {
+        b.nc.publish(subject, `${tag}${i}`);
+        if (i === n - 1) setImmediate(resolve);
+      });
+    }
+  });
+}
+
+test('the publishes of one turn of the event loop leave in one write, each delivered in order, also after a reconnection', async () => {
+  const publisher = await connectBus(nats.url);
+  const reader = await connectBus(nats.url);
+  const got: string[] = [];
+  reader.nc.subscribe('coalesced', {
+    callback: (_err, m) => {
+      got.push(m.string());
+    },
+  });
+  await reader.nc.flush();
+  const want = (tag: string) => Array.from({ length: 20 }, (_, i) => `${tag}${i}`);
+  const until = async (n: number) => {
+    for (let i = 0; i < 200 && got.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  const writes = countingWrites(publisher);
+  await publishInOneTurn(publisher, 'coalesced', 20, 'a');
+  writes.stop();
+  assert.is(writes.count(), 1, `20 publishes from 20 callbacks of one turn: ${writes.count()} writes`);
+  await until(20);
+  assert.equal(got, want('a'));
+
+  // a restarted server: the client's new socket is corked the same way
+  const connected = (b: Bus) => (b.nc as unknown as { protocol: { connected: boolean } }).protocol.connected;
+  const waitFor = async (ok: () => boolean, what: string) => {
+    for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(ok(), what);
+  };
+  await nats.stop();
+  await waitFor(() => !connected(publisher) && !connected(reader), 'both clients saw the server go');
+  await nats.restart();
+  await waitFor(() => connected(publisher) && connected(reader), 'both clients reconnected');
+  await reader.nc.flush();
+  const again = countingWrites(publisher);
+  await publishInOneTurn(publisher, 'coalesced', 20, 'b');
+  again.stop();
+  assert.is(again.count(), 1, `after the reconnection: ${again.count()} writes`);
+  await until(40);
+  assert.equal(got, [...want('a'), ...want('b')]);
+  await publisher.close();
+  await reader.close();
 });
 
 test.run();
