@@ -82,6 +82,8 @@ export interface Config {
     /** Longest time a due analysis is held while the `store` consumer lags. */
     readonly analyzeMaxDeferMs: number;
     readonly analyzeBatchIntervalMs: number;
+    /** Conversations of one analysis batch at most (ANALYZE_MAX_BATCH). */
+    readonly analyzeMaxBatch: number;
     /** 1: a batch's conversations are read while the batch before it is analyzed (ANALYZE_PREFETCH). */
     readonly analyzePrefetch: number;
     readonly analyzeSpacingPerMessageMs: number;
@@ -185,7 +187,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'STREAM_ACK_WAIT_MS', default: '3000', description: 'Ack wait of the store consumer (held messages send progress heartbeats); bounds redelivery after a crash' },
   { name: 'ANALYZE_DEBOUNCE_MS', default: '500', description: 'Quiet period before a conversation is re-analyzed' },
   { name: 'ANALYZE_DEFER_LAG_MS', default: '2000', description: 'While the oldest message the store consumer holds is older than this, due analyses are held (0: never)' },
-  { name: 'ANALYZE_BATCH_INTERVAL_MS', default: '2000', description: 'Shortest time between the starts of two analysis batches: due conversations gather into larger batches (0: run as soon as due)' },
+  { name: 'ANALYZE_BATCH_INTERVAL_MS', default: '5000', description: 'Shortest time between the starts of two analysis batches: due conversations gather into larger batches (0: run as soon as due)' },
+  { name: 'ANALYZE_MAX_BATCH', default: '2000', description: 'Conversations analyzed together at most; a batch this full starts without waiting for the interval' },
   { name: 'ANALYZE_PREFETCH', default: '0', description: '1: read the next analysis batch\'s conversations while one is analyzed (off: on the embedded engine those reads wait with the inserts and data API reads for its one statement at a time)' },
   { name: 'TOOL_ROLLUP_INTERVAL_MS', default: '1000', description: 'Shortest time between two recomputes of the marked tool-failure rollup groups (each also waits 4× the last one\'s duration)' },
   { name: 'ANALYZE_MAX_DEFER_MS', default: '30000', description: 'Longest time a due analysis is held while the store consumer lags (bounded staleness)' },
@@ -307,7 +310,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       analyzeDebounceMs: int('ANALYZE_DEBOUNCE_MS', 500, 0, 3_600_000),
       analyzeDeferLagMs: int('ANALYZE_DEFER_LAG_MS', 2000, 0, 3_600_000),
       analyzeMaxDeferMs: int('ANALYZE_MAX_DEFER_MS', 30_000, 0, 3_600_000),
-      analyzeBatchIntervalMs: int('ANALYZE_BATCH_INTERVAL_MS', 2000, 0, 600_000),
+      analyzeBatchIntervalMs: int('ANALYZE_BATCH_INTERVAL_MS', 5000, 0, 600_000),
+      analyzeMaxBatch: int('ANALYZE_MAX_BATCH', 2000, 1, 10_000),
       analyzePrefetch: int('ANALYZE_PREFETCH', 0, 0, 1),
       analyzeSpacingPerMessageMs: int('ANALYZE_SPACING_PER_MESSAGE_MS', 10, 0, 60_000),
       toolRollupIntervalMs: int('TOOL_ROLLUP_INTERVAL_MS', 1000, 10, 600_000),

@@ -141,6 +141,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     deferLagMs: cfg.analyzeDeferLagMs,
     maxDeferMs: cfg.analyzeMaxDeferMs,
     batchIntervalMs: cfg.analyzeBatchIntervalMs,
+    maxBatch: cfg.analyzeMaxBatch,
     prefetch: cfg.analyzePrefetch === 1,
     spacingPerMessageMs: cfg.analyzeSpacingPerMessageMs,
     toolRollupIntervalMs: cfg.toolRollupIntervalMs,

@@ -4,7 +4,7 @@
  * conversation with its final content; a lag that never clears still lets every held analysis run
  * after ANALYZE_MAX_DEFER_MS; held jobs survive a restart of the stream role (nakked, redelivered,
  * analyzed), none dead-lettered. With ANALYZE_BATCH_INTERVAL_MS, conversations that come due one
- * by one gather into fewer batches; with ANALYZE_SPACING_PER_MESSAGE_MS a long conversation that
+ * by one gather into fewer batches, none larger than ANALYZE_MAX_BATCH; with ANALYZE_SPACING_PER_MESSAGE_MS a long conversation that
  * keeps growing is analyzed less often than a short one. Analysis work runs beside decoding, not in its way. Real
  * nats-server and chDB; the stream role is started by the suite.
  */
@@ -205,6 +205,32 @@ test('with ANALYZE_BATCH_INTERVAL_MS, conversations coming due one by one gather
     assert.ok(done, `not analyzed: ${await notAnalyzed(ids)}`);
     // one batch per started interval over the arrivals (about 1 s, so 2–3; without pacing 5–6)
     assert.ok(batches.length <= 1 + Math.ceil(spanMs / 1_000), `at most one batch per interval over ${spanMs} ms of arrivals: ${JSON.stringify(batches)}`);
+  } finally {
+    await stream.close();
+  }
+});
+
+test('with ANALYZE_MAX_BATCH, a batch holds at most that many conversations and a full one starts without waiting for the interval', async () => {
+  const batches: Array<{ n: number; at: number }> = [];
+  const stream = await startStream(rtWith({ analyzeBatchIntervalMs: 8_000, analyzeMaxBatch: 3 }), {
+    wrapWork: (work) => (input) => {
+      const n = keysOf(input).filter((k) => k.conversationId.startsWith('capped-')).length;
+      if (n) batches.push({ n, at: Date.now() });
+      return work(input);
+    },
+  });
+  try {
+    const started = Date.now();
+    const { ids } = await publishConversations('capped', 7, 1);
+    const done = await eventually(async () => ((await notAnalyzed(ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
+    assert.ok(done, `not analyzed: ${await notAnalyzed(ids)}`);
+    assert.ok(batches.every((b) => b.n <= 3), `at most 3 conversations per batch: ${JSON.stringify(batches.map((b) => b.n))}`);
+    // (the suite inserts one message at a time, so a conversation may come due, and be analyzed, twice)
+    assert.ok(batches.reduce((a, b) => a + b.n, 0) >= 7);
+    // a full batch does not wait the 8 s: only the last, partial one waits for the interval
+    const full = batches.filter((b) => b.n === 3);
+    assert.ok(full.length >= 2, `two full batches: ${JSON.stringify(batches.map((b) => b.n))}`);
+    assert.ok(full[1]!.at - started < 6_000, `the second full batch started ${full[1]!.at - started} ms after the conversations arrived`);
   } finally {
     await stream.close();
   }
