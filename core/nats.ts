@@ -283,7 +283,7 @@ skipSettledRequestErrors();
  * the whole process 309 · 302 → 289 · 277, the NATS server 18.3 · 18.3 → 15.5 · 16.7.
  */
 const CORKED = Symbol('corked');
-type Transport = { socket?: { cork(): void; uncork(): void; destroyed?: boolean }; send(frame: Uint8Array): void; [CORKED]?: boolean };
+type Transport = { socket?: { cork(): void; uncork(): void }; send(frame: Uint8Array): void; [CORKED]?: boolean };
 function coalesceWrites(nc: NatsConnection): void {
   const transport = (nc as unknown as { protocol?: { transport?: Transport } }).protocol?.transport;
   const proto = transport && (Object.getPrototypeOf(transport) as Transport);
