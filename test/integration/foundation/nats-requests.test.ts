@@ -1,5 +1,5 @@
 /**
- * The bus client's requests after `skipSettledRequestErrors` (core/nats.ts): an answered request
+ * The bus client's requests after `skipSettledRequestErrors` (core/nats-client.ts): an answered request
  * builds no "cancelled" error and releases its slot; a timeout, a failed send and a closed
  * connection still reject as the client makes them. And its writes after `coalesceWrites`: the
  * commands of one turn of the event loop leave in one write, each delivered, in order, also after
