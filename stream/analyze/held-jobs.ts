@@ -62,7 +62,13 @@ export interface HeldJobsOptions {
 }
 
 export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
-  let entries: Entry<T>[] = [];
+  /**
+   * Every held job in arrival order (a Set keeps it through deletions), and the jobs of each
+   * conversation in the same order: adding a job looks at its own conversation's jobs only, so a
+   * backlog of thousands of held conversations costs no scan of them all per delivery.
+   */
+  let entries = new Set<Entry<T>>();
+  let byKey = new Map<string, Entry<T>[]>();
   let deferredTotal = 0;
   let maxDeferralMs = 0;
   /** No entry waits past `sinceMs + maxDeferMs`, whether for the lag or for the spacing. */
@@ -75,31 +81,43 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
 
   return {
     add(job, nowMs) {
-      entries.push(withFields(job, { sinceMs: job.dueMs, deferred: false }));
+      const entry: Entry<T> = withFields(job, { sinceMs: job.dueMs, deferred: false });
+      entries.add(entry);
+      const same = byKey.get(job.key);
+      if (!same) {
+        byKey.set(job.key, [entry]);
+        return [];
+      }
+      same.push(entry);
       // the due jobs of this conversation become one: the latest due, waiting since the earliest
-      const due = entries.filter((e) => e.key === job.key && e.dueMs <= nowMs);
+      const due = same.filter((e) => e.dueMs <= nowMs);
       if (due.length < 2) return [];
       const keep = due.reduce((a, b) => (b.dueMs > a.dueMs ? b : a));
-      const dropped = new Set(due.filter((e) => e !== keep));
+      const dropped = due.filter((e) => e !== keep);
       for (const e of dropped) {
         keep.sinceMs = Math.min(keep.sinceMs, e.sinceMs);
         keep.deferred ||= e.deferred;
+        entries.delete(e);
       }
-      entries = entries.filter((e) => !dropped.has(e));
-      return [...dropped].map((e) => e.item);
+      byKey.set(
+        job.key,
+        same.filter((e) => e === keep || e.dueMs > nowMs),
+      );
+      return dropped.map((e) => e.item);
     },
     get size() {
-      return entries.length;
+      return entries.size;
     },
     take(nowMs, lagging, maxKeys, eligible) {
-      const runnable = entries.filter((e) => runnableAt(e, lagging) <= nowMs && (!eligible || eligible(e.key))).sort((a, b) => a.sinceMs - b.sinceMs);
+      const runnable = [...entries].filter((e) => runnableAt(e, lagging) <= nowMs && (!eligible || eligible(e.key))).sort((a, b) => a.sinceMs - b.sinceMs);
       const keys = new Set<string>();
       for (const e of runnable) {
         if (keys.size >= maxKeys) break;
         keys.add(e.key);
       }
       const out: T[] = [];
-      const rest: Entry<T>[] = [];
+      const rest = new Set<Entry<T>>();
+      const restByKey = new Map<string, Entry<T>[]>();
       for (const e of entries) {
         // every due job of a chosen conversation goes with it: one snapshot serves them all
         if (keys.has(e.key) && e.dueMs <= nowMs) {
@@ -111,9 +129,13 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
           e.deferred = true;
           deferredTotal++;
         }
-        rest.push(e);
+        rest.add(e);
+        const same = restByKey.get(e.key);
+        if (same) same.push(e);
+        else restByKey.set(e.key, [e]);
       }
       entries = rest;
+      byKey = restByKey;
       return out;
     },
     nextRunMs(lagging) {
@@ -130,8 +152,9 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
       return n;
     },
     clear() {
-      const all = entries;
-      entries = [];
+      const all = [...entries];
+      entries = new Set();
+      byKey = new Map();
       return all.map(({ key, dueMs, item }) => ({ key, dueMs, item }));
     },
     *items() {

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createCoverage, createHeldJobs, reanalysisSpacing } from '../../../stream/analyze/held-jobs.js';
+import { mulberry32 } from '../../../core/random.js';
 
 const held = (maxDeferMs = 30_000, notBefore?: (key: string) => number | undefined) => createHeldJobs<string>({ maxDeferMs, notBefore });
 /** Adds a job before any is due (`nowMs` 0): nothing is superseded. */
@@ -190,6 +191,83 @@ test('spacing: proportional to the messages of the last snapshot, capped; applie
   const off = createCoverage({ marginMs: 0, maxEntries: 10 });
   off.noteLoaded('a', 1_000, 2_000);
   assert.is(off.notBefore('a'), undefined, 'no spacing configured');
+});
+
+
+/**
+ * The rule of `add` and `take` stated over one plain list of jobs (scanned whole at every step):
+ * the indexed store must answer every call the same way, in the same order.
+ */
+function listModel(maxDeferMs: number) {
+  type E = { key: string; dueMs: number; item: string; sinceMs: number; deferred: boolean };
+  let list: E[] = [];
+  let deferredTotal = 0;
+  const runnableAt = (e: E, lagging: boolean) => (lagging ? Math.max(e.dueMs, e.sinceMs + maxDeferMs) : e.dueMs);
+  return {
+    add(key: string, dueMs: number, item: string, nowMs: number): string[] {
+      list.push({ key, dueMs, item, sinceMs: dueMs, deferred: false });
+      const due = list.filter((e) => e.key === key && e.dueMs <= nowMs);
+      if (due.length < 2) return [];
+      const keep = due.reduce((a, b) => (b.dueMs > a.dueMs ? b : a));
+      const dropped = due.filter((e) => e !== keep);
+      for (const e of dropped) {
+        keep.sinceMs = Math.min(keep.sinceMs, e.sinceMs);
+        keep.deferred ||= e.deferred;
+      }
+      list = list.filter((e) => !dropped.includes(e));
+      return dropped.map((e) => e.item);
+    },
+    take(nowMs: number, lagging: boolean, maxKeys: number, eligible: (k: string) => boolean): string[] {
+      const runnable = list.filter((e) => runnableAt(e, lagging) <= nowMs && eligible(e.key)).sort((a, b) => a.sinceMs - b.sinceMs);
+      const keys = new Set<string>();
+      for (const e of runnable) if (keys.size < maxKeys) keys.add(e.key);
+      const out = list.filter((e) => keys.has(e.key) && e.dueMs <= nowMs);
+      list = list.filter((e) => !out.includes(e));
+      for (const e of list) {
+        if (lagging && !e.deferred && e.dueMs <= nowMs) {
+          e.deferred = true;
+          deferredTotal++;
+        }
+      }
+      return out.map((e) => e.item);
+    },
+    get size() {
+      return list.length;
+    },
+    get deferredTotal() {
+      return deferredTotal;
+    },
+    items: () => list.map((e) => e.item),
+  };
+}
+
+test('the store indexed by conversation answers 4,000 seeded random adds and takes as the plain list rule does', () => {
+  const random = mulberry32(20261130);
+  const pick = (n: number) => Math.floor(random() * n);
+  const h = held(3_000);
+  const model = listModel(3_000);
+  let now = 0;
+  let supersededSeen = 0;
+  for (let step = 0; step < 4_000; step++) {
+    now += pick(40);
+    if (random() < 0.85) {
+      const key = `c${pick(60)}`;
+      const dueMs = now - 500 + pick(2_000);
+      const item = `j${step}`;
+      const got = h.add({ key, dueMs, item }, now);
+      assert.equal(got, model.add(key, dueMs, item, now), `add at step ${step}`);
+      supersededSeen += got.length;
+    } else {
+      const lagging = random() < 0.3;
+      const maxKeys = 1 + pick(8);
+      const skip = `c${pick(60)}`;
+      assert.equal(h.take(now, lagging, maxKeys, (k) => k !== skip), model.take(now, lagging, maxKeys, (k) => k !== skip), `take at step ${step}`);
+    }
+    assert.is(h.size, model.size);
+  }
+  assert.equal([...h.items()], model.items(), 'the jobs still held, in arrival order');
+  assert.is(h.stats.deferredTotal, model.deferredTotal);
+  assert.ok(supersededSeen > 100, `the walk superseded jobs (${supersededSeen})`);
 });
 
 test.run();
