@@ -103,16 +103,45 @@ function digits(s: string, at: number, len: number): number {
 }
 
 /**
+ * The last calendar day read (`YYYY-MM-DD`, already checked) and its midnight in ms: the times of a
+ * message, and of the messages after it, mostly fall on one day, so its date is checked and turned
+ * into a time once, not for every value.
+ */
+let lastDay = '';
+let lastDayMs = 0;
+
+/** Midnight (ms since the epoch) of the day `s` starts with, or -1 when it is not a real day of 1970–2261. */
+function dayMs(s: string): number {
+  if (lastDay.length === 10) {
+    let same = true;
+    for (let i = 0; i < 10; i++) {
+      if (s.charCodeAt(i) !== lastDay.charCodeAt(i)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return lastDayMs;
+  }
+  if (s[4] !== '-' || s[7] !== '-') return -1;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 2);
+  const d = digits(s, 8, 2);
+  if (y < 1970 || y > 2261 || mo < 1 || mo > 12) return -1;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d < 1 || d > (mo === 2 && leap ? 29 : DAYS[mo - 1]!)) return -1;
+  lastDay = s.slice(0, 10);
+  lastDayMs = Date.UTC(y, mo - 1, d);
+  return lastDayMs;
+}
+
+/**
  * Units of 10^-scale s since the epoch of a canonical `YYYY-MM-DDThh:mm:ss[.f…]Z` time (fraction
  * of at most `scale` digits, a real calendar day, years 1970–2261), or undefined for any other text.
  */
 export function timeUnits(s: string, scale: number): number | undefined {
   const len = s.length;
   if (len < 20 || s.charCodeAt(len - 1) !== 90 /* Z */) return undefined;
-  if (s[4] !== '-' || s[7] !== '-' || s[10] !== 'T' || s[13] !== ':' || s[16] !== ':') return undefined;
-  const y = digits(s, 0, 4);
-  const mo = digits(s, 5, 2);
-  const d = digits(s, 8, 2);
+  if (s[10] !== 'T' || s[13] !== ':' || s[16] !== ':') return undefined;
   const h = digits(s, 11, 2);
   const mi = digits(s, 14, 2);
   const sec = digits(s, 17, 2);
@@ -124,10 +153,10 @@ export function timeUnits(s: string, scale: number): number | undefined {
     if (frac < 0) return undefined;
     frac *= pow10(scale - places);
   }
-  if (y < 1970 || y > 2261 || mo < 1 || mo > 12 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return undefined;
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (d < 1 || d > (mo === 2 && leap ? 29 : DAYS[mo - 1]!)) return undefined;
-  const units = (Date.UTC(y, mo - 1, d, h, mi, sec) / 1000) * pow10(scale) + frac;
+  if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) return undefined;
+  const day = dayMs(s);
+  if (day < 0) return undefined;
+  const units = ((day + h * 3_600_000 + mi * 60_000 + sec * 1000) / 1000) * pow10(scale) + frac;
   return units <= Number.MAX_SAFE_INTEGER ? units : undefined;
 }
 

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns } from '../../../stream/native.js';
 import { timeUnits } from '../../../stream/native-values.js';
+import { mulberry32 } from '../../../core/random.js';
 import { COLUMNS } from '../../../stream/rows.js';
 import { encodeTables, jsonLines } from '../../../stream/row-bytes.js';
 
@@ -36,6 +37,45 @@ test('times: canonical UTC text to units of the column scale; anything else is n
   ]) {
     assert.is(timeUnits(bad, 3), undefined, bad);
   }
+});
+
+/** The rule of `timeUnits` read off the text with a pattern and checked against the calendar (no remembered day). */
+function timeUnitsByPattern(s: string, scale: number): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?Z$/.exec(s);
+  if (!m || (m[7] !== undefined && m[7].length > scale)) return undefined;
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (y < 1970 || y > 2261 || h > 23 || mi > 59 || sec > 59) return undefined;
+  const ms = Date.UTC(y, mo - 1, d, h, mi, sec);
+  // a day the calendar does not have rolls over: its date reads back different
+  if (new Date(ms).getUTCDate() !== d || new Date(ms).getUTCMonth() !== mo - 1) return undefined;
+  const frac = m[7] === undefined ? 0 : Number(m[7]) * 10 ** (scale - m[7].length);
+  const units = (ms / 1000) * 10 ** scale + frac;
+  // units past 2^53 are not exact in a double: such a time is left to the engine's own parser
+  return units <= Number.MAX_SAFE_INTEGER ? units : undefined;
+}
+
+test('times: 20,000 seeded texts, valid and not, days repeating and changing, read as the pattern and the calendar say', () => {
+  const random = mulberry32(1130);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+  const two = (n: number) => String(n).padStart(2, '0');
+  let last = '2025-06-01T10:00:00.123Z';
+  let valid = 0;
+  for (let i = 0; i < 20_000; i++) {
+    let s: string;
+    if (random() < 0.5) {
+      // the same day as the text before, another time (sometimes out of range)
+      s = `${last.slice(0, 11)}${two(Math.floor(random() * 26))}:${two(Math.floor(random() * 62))}:${two(Math.floor(random() * 62))}${pick(['', '.5', '.123', '.1234', '.'])}${pick(['Z', 'Z', 'Z', '+01:00'])}`;
+    } else {
+      const y = pick([1969, 1970, 2000, 2024, 2025, 2100, 2261, 2262]);
+      s = `${y}-${two(1 + Math.floor(random() * 13))}-${two(1 + Math.floor(random() * 31))}T${two(Math.floor(random() * 24))}:${two(Math.floor(random() * 60))}:${two(Math.floor(random() * 60))}${pick(['', '.007', '.123456'])}Z`;
+    }
+    const scale = pick([3, 6]);
+    const expected = timeUnitsByPattern(s, scale);
+    assert.is(timeUnits(s, scale), expected, s);
+    if (expected !== undefined) valid++;
+    last = s;
+  }
+  assert.ok(valid > 5_000 && valid < 15_000, `both kinds were drawn (${valid} valid)`);
 });
 
 test('a chunk reads back as the values it was made of, and chunks concatenate into one block', () => {
