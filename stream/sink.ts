@@ -42,6 +42,12 @@ export interface SinkEntry {
   bytes: number;
   receivedAtMs: number;
   conversations: string[];
+  /**
+   * Messages waiting on the stream behind this one when it was delivered (JetStream's pending
+   * count; absent or negative: unknown). A backlog that will fill the buffer by itself lets it be
+   * cut by size rather than by age (`fillsFromBacklog`).
+   */
+  backlog?: number;
   /** The message's events, each with its own rows; undefined when the body no longer decodes. */
   split(): SplitMessage | undefined;
   /**
@@ -99,6 +105,22 @@ export function cutAfterMs(startedDuringInsert: boolean, flushIntervalMs: number
   return startedDuringInsert ? 2 * flushIntervalMs : flushIntervalMs;
 }
 
+/**
+ * A buffer filled from a backlog is cut at this many flush intervals of age at the latest (2 s at
+ * the default 250 ms), should the backlog not fill it first (another replica taking its messages).
+ */
+export const BACKLOG_AGE_INTERVALS = 8;
+
+/**
+ * Whether the messages still waiting behind the newest entry fill the buffer by themselves: `backlog`
+ * messages of the buffer's rows per message cover the rows it lacks. Then cutting it by age would
+ * only store the same events in more, smaller inserts (each a part to write and merge), while
+ * every event behind them waits all the same; it is cut by size instead (docs/stream.md "The sink").
+ */
+export function fillsFromBacklog(backlog: number | undefined, rowsPerMessage: number, missingRows: number): boolean {
+  return backlog !== undefined && backlog > 0 && backlog * rowsPerMessage >= missingRows;
+}
+
 /** "Quiet" is this many usual gaps between entries without one (and at least `quietMs`). */
 export const QUIET_GAPS = 4;
 /** Weight of the newest gap in the moving average. */
@@ -135,6 +157,9 @@ export function createSink(opts: SinkOptions): Sink {
   let flushing = 0;
   /** The buffer's time is up while a flush runs: cut it as soon as that flush ends. */
   let due = false;
+  /** When the buffer's first entry came (`now`), and whether a backlog fills it (cut by size). */
+  let startedMs = 0;
+  let fromBacklog = false;
   const memory = createProgressMemory();
 
   const cut = () => {
@@ -194,12 +219,31 @@ export function createSink(opts: SinkOptions): Sink {
         }
         lastAddMs = t;
       }
+      if (buffer.length === 0) {
+        startedMs = now();
+        fromBacklog = false;
+      }
       buffer.push(entry);
       pending++;
       rows += entry.rowCount;
       bytes += entry.bytes;
       if (rows >= opts.maxBatchRows || bytes >= opts.maxBatchBytes) void cut();
-      else {
+      else if (fillsFromBacklog(entry.backlog, rows / buffer.length, opts.maxBatchRows - rows)) {
+        if (fromBacklog) return;
+        // from now on the size cuts, or the backlog age: no cut by the interval or by quiet
+        fromBacklog = true;
+        due = false;
+        timer?.cancel();
+        quietTimer?.cancel();
+        quietTimer = undefined;
+        timer = schedule(onTimer, Math.max(0, startedMs + BACKLOG_AGE_INTERVALS * opts.flushIntervalMs - now()));
+      } else {
+        if (fromBacklog) {
+          // the backlog ran out: the buffer's age counts as usual, from its first entry
+          fromBacklog = false;
+          timer?.cancel();
+          timer = schedule(onTimer, Math.max(0, startedMs + cutAfterMs(true, opts.flushIntervalMs) - now()));
+        }
         if (!timer && !due) timer = schedule(onTimer, cutAfterMs(flushing > 0, opts.flushIntervalMs));
         if (opts.quietMs) {
           quietTimer?.cancel();

@@ -132,6 +132,7 @@ export function startStoreConsumer(opts: ConsumerOptions): RunningConsumer {
       bytes: out.bytes,
       receivedAtMs: out.receivedAtMs,
       conversations: out.conversations,
+      backlog: m.info.pending,
       split: () => {
         const s = splitMessage(m.data);
         return 'kind' in s ? undefined : s;

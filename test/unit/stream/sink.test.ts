@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { blockRows, dedupToken, QUIET_GAPS, quietAfterMs, type InsertFn } from '../../../stream/sink.js';
+import { BACKLOG_AGE_INTERVALS, blockRows, dedupToken, fillsFromBacklog, QUIET_GAPS, quietAfterMs, type InsertFn } from '../../../stream/sink.js';
 import { entry, fakeSchedule, fakeStore, gatedInsert, settle, sinkOf, transientErr } from './sink-fakes.js';
 import { decodeTable, encodeTables } from '../../../stream/row-bytes.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../../stream/sink-units.js';
@@ -260,6 +260,67 @@ test('quiet while an insert runs: the buffer is cut as soon as that insert ends,
   assert.equal(g.calls, [['a1', 'a2', 'a3'], ['b1']], 'cut when the running insert ended');
   assert.equal(events, ['ack a', 'ack b']);
   await sink.close();
+});
+
+/** An entry delivered with `backlog` messages still waiting behind it on the stream. */
+const behind = (backlog: number, ...args: Parameters<typeof entry>) => ({ ...entry(...args), backlog });
+
+test('a backlog that fills the buffer by itself: cut by size, not by the interval or by quiet; the backlog age bounds it', async () => {
+  const store = fakeStore();
+  const events: string[] = [];
+  // 2 rows per event id: 10 messages of one event fill the 20-row buffer
+  const { clock, sink, advance } = quietSink(store.insert, { maxBatchRows: 20 });
+  sink.add(behind(500, 'a', ['a1'], events));
+  assert.equal(clock.live(), [BACKLOG_AGE_INTERVALS * 250], '500 messages behind fill it: only the backlog age (2 s) is left as a time limit');
+  for (const id of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) {
+    advance(1);
+    sink.add(behind(499, id, [`${id}1`], events));
+  }
+  assert.equal(clock.live(), [BACKLOG_AGE_INTERVALS * 250], 'no quiet timer, however regular the entries');
+  assert.equal(store.calls, [], 'not cut at the interval');
+  advance(1);
+  sink.add(behind(490, 'j', ['j1'], events));
+  await sink.flush();
+  assert.equal(store.calls.filter((c) => c.table === 'events').map((c) => c.n), [10], 'one insert of the full buffer, cut by its size');
+  assert.equal(clock.live(), [], 'the cut cancelled the age timer');
+  // a backlog that would not fill it leaves the usual rules in place
+  sink.add(behind(3, 'k', ['k1'], events));
+  assert.equal(clock.live(), [250, 50], '3 messages of 2 rows do not fill 18 missing rows: the interval and quiet rules cut');
+  clock.fireAfter(250);
+  await sink.flush();
+  assert.equal(events.length, 11);
+  await sink.close();
+});
+
+test('a backlog that another replica drains: the buffer is cut at the backlog age; when the backlog runs out, the usual age from its first entry', async () => {
+  const store = fakeStore();
+  const events: string[] = [];
+  const { clock, sink, advance } = quietSink(store.insert, { maxBatchRows: 100 });
+  sink.add(behind(1_000, 'a', ['a1'], events));
+  advance(5);
+  sink.add(behind(1_000, 'b', ['b1'], events));
+  clock.fireAfter(BACKLOG_AGE_INTERVALS * 250);
+  await sink.flush();
+  assert.equal(store.calls.filter((c) => c.table === 'events').map((c) => c.n), [2], 'cut at the backlog age, short of its size');
+  // a new buffer: a backlog first, then an entry with nothing behind it (the backlog ran out)
+  sink.add(behind(1_000, 'c', ['c1'], events));
+  advance(300);
+  sink.add(behind(0, 'd', ['d1'], events));
+  assert.ok(clock.live().includes(200), `twice the interval from its first entry (300 ms ago): ${clock.live()}`);
+  assert.not.ok(clock.live().includes(BACKLOG_AGE_INTERVALS * 250), 'no longer the backlog age');
+  clock.fireAfter(200);
+  await sink.flush();
+  assert.equal(store.calls.filter((c) => c.table === 'events').map((c) => c.n), [2, 2]);
+  assert.equal(events, ['ack a', 'ack b', 'ack c', 'ack d']);
+  await sink.close();
+});
+
+test('fillsFromBacklog: the waiting messages at the buffer\'s rows per message cover the rows it lacks; unknown or no backlog never', () => {
+  assert.ok(fillsFromBacklog(100, 50, 5_000));
+  assert.not.ok(fillsFromBacklog(99, 50, 5_000));
+  assert.not.ok(fillsFromBacklog(0, 50, 1));
+  assert.not.ok(fillsFromBacklog(-1, 50, 1), 'JetStream reports -1 when it does not know');
+  assert.not.ok(fillsFromBacklog(undefined, 50, 1));
 });
 
 test('quietAfterMs: unknown pace never; otherwise the longer of quietMs and QUIET_GAPS gaps', () => {
