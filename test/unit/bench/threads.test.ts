@@ -37,11 +37,14 @@ test('ticks per group are the differences between two samples; a thread born in 
 test('sampling this process finds its main thread and a busy worker thread, with the work counted on the worker', async () => {
   const before = sampleThreads();
   assert.ok(before.some((s) => s.tid === process.pid), 'the main thread is listed');
-  // a worker that spins for 300 ms of CPU, then reports its thread id
+  // a worker that spins until its own thread has used 30 clock ticks of CPU (its /proc stat), then
+  // reports its thread id: on a busy machine 300 ms of wall time can be far less CPU than that
   const worker = new Worker(
-    `const { parentPort } = require('node:worker_threads'); const { readlinkSync } = require('node:fs');
+    `const { parentPort } = require('node:worker_threads'); const { readlinkSync, readFileSync } = require('node:fs');
      const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-     const end = process.hrtime.bigint() + 300000000n; let x = 0; while (process.hrtime.bigint() < end) x++;
+     const ticks = () => { const f = readFileSync('/proc/thread-self/stat', 'utf8'); const r = f.slice(f.lastIndexOf(')') + 2).split(' '); return Number(r[11]) + Number(r[12]); };
+     const deadline = Date.now() + 20000; let x = 0;
+     while (ticks() < 30 && Date.now() < deadline) for (let i = 0; i < 1e6; i++) x++;
      parentPort.postMessage(tid); setTimeout(() => {}, 1000);`,
     { eval: true },
   );
@@ -50,7 +53,7 @@ test('sampling this process finds its main thread and a busy worker thread, with
   await worker.terminate();
   const spun = after.find((s) => s.tid === tid);
   assert.ok(spun, 'the worker thread is listed');
-  // at least 0.2 s of the 0.3 s spun, in clock ticks (usually 100 per second)
+  // at least 20 of the 30 ticks the thread counted itself (clock ticks, usually 100 per second)
   assert.ok(spun!.ticks >= 20, `worker ticks ${spun!.ticks}`);
   assert.is(threadGroup(spun!, process.pid), 'other Node threads');
 });
