@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BACKLOG_AGE_INTERVALS, blockRows, dedupToken, fillsFromBacklog, QUIET_GAPS, quietAfterMs, type InsertFn } from '../../../stream/sink.js';
+import { blockRows, dedupToken, type InsertFn } from '../../../stream/sink.js';
+import { BACKLOG_AGE_INTERVALS, fillsFromBacklog, QUIET_GAPS, quietAfterMs } from '../../../stream/sink-cuts.js';
 import { entry, fakeSchedule, fakeStore, gatedInsert, settle, sinkOf, transientErr } from './sink-fakes.js';
 import { decodeTable, encodeTables } from '../../../stream/row-bytes.js';
 import { MAX_PARTITIONS_PER_INSERT } from '../../../stream/sink-units.js';
