@@ -208,12 +208,12 @@ function listModel(maxDeferMs: number) {
       list.push({ key, dueMs, item, sinceMs: dueMs, deferred: false });
       const due = list.filter((e) => e.key === key && e.dueMs <= nowMs);
       if (due.length < 2) return [];
-      const keep = due.reduce((a, b) => (b.dueMs > a.dueMs ? b : a));
+      // kept: the first of those due latest; it waits since the earliest and is deferred if any was
+      const latest = Math.max(...due.map((e) => e.dueMs));
+      const keep = due.find((e) => e.dueMs === latest)!;
+      keep.sinceMs = Math.min(...due.map((e) => e.sinceMs));
+      keep.deferred = due.some((e) => e.deferred);
       const dropped = due.filter((e) => e !== keep);
-      for (const e of dropped) {
-        keep.sinceMs = Math.min(keep.sinceMs, e.sinceMs);
-        keep.deferred ||= e.deferred;
-      }
       list = list.filter((e) => !dropped.includes(e));
       return dropped.map((e) => e.item);
     },
