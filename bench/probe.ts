@@ -8,7 +8,7 @@
  * (count, their elapsed seconds at last sight, uncompressed bytes), the nats-server's traffic and CPU,
  * and how many conversations the analyses ran on (the stream's metrics: events per analysis).
  *
- *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--threads] [--merges] [--prof FILE] [--alloc 30]
+ *   node dist/bench/probe.js [--rate 4000] [--seconds 15] [--no-analysis] [--statements 25] [--statement-cpu] [--threads] [--merges] [--prof FILE] [--alloc 30]
  *                            [--preload-seconds 20 --preload-rate 20000]   # a store with data (and its tenant jobs run) before the window
  *                            [--table-setting 'merge_selector_base = 12' [--setting-tables events,messages]]   # a MergeTree setting tried
  *   BENCH_SYSTEM_ENV='{"ANALYZE_BATCH_INTERVAL_MS":"5000"}' node dist/bench/probe.js   # another setting
@@ -30,7 +30,7 @@ import { prepareBench, startBenchSystem } from './lib/system.js';
 import { scrape } from './lib/scrape.js';
 import { drain, nextRounds } from './phases/edge.js';
 import { clockTicks, processCpuSeconds, treeCpuSeconds } from './lib/cpu.js';
-import { sampleThreads, statementShape, threadTicks, ticksByGroup } from './lib/threads.js';
+import { sampleThreads, statementShape, statementThreads, threadTicks, ticksByGroup } from './lib/threads.js';
 import { DEFAULT_CONVERSATION_OPTIONS } from './workload/conversation.js';
 import { formatBacklogs, waitForIdleWithJobs } from './lib/idle.js';
 
@@ -40,6 +40,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '15' },
     'no-analysis': { type: 'boolean', default: false },
     statements: { type: 'string', default: '25' },
+    'statement-cpu': { type: 'boolean', default: false },
     threads: { type: 'boolean', default: false },
     prof: { type: 'string' },
     'preload-seconds': { type: 'string', default: '0' },
@@ -57,6 +58,14 @@ const log = (s: string) => process.stderr.write(`[probe] ${s}\n`);
 
 /** Every statement the embedded engine runs in this process: count and wall time by shape. */
 const statements = new Map<string, { n: number; ms: number }>();
+/**
+ * With `--statement-cpu`: each thread's clock ticks during each statement's call, by shape. The
+ * gate hands the engine one statement at a time, so the thread that runs a call (one of libuv's)
+ * and the engine's query threads gain ticks only inside calls; which threads those are is decided
+ * after the window (statementThreads), since Node's threads all carry the same name.
+ */
+const statementTicks = new Map<string, Map<number, number>>();
+const statementCpu = Boolean(values['statement-cpu']);
 let timing = false;
 function timeEngineStatements(): void {
   const chdb = createRequire(`${projectRoot}/package.json`)('chdb') as { Session: { prototype: Record<string, (...a: unknown[]) => Promise<unknown>> } };
@@ -65,12 +74,18 @@ function timeEngineStatements(): void {
     chdb.Session.prototype[method] = function (this: unknown, ...args: unknown[]) {
       const started = performance.now();
       const shape = method === 'insert' ? `INSERT (raw) ${String((args[0] as { table?: string })?.table)}` : statementShape(String(args[0]));
+      const before = statementCpu && timing ? sampleThreads() : undefined;
       return original.apply(this, args).finally(() => {
         if (!timing) return;
         const s = statements.get(shape) ?? { n: 0, ms: 0 };
         s.n++;
         s.ms += performance.now() - started;
         statements.set(shape, s);
+        if (before) {
+          const by = statementTicks.get(shape) ?? new Map<number, number>();
+          for (const t of threadTicks(before, sampleThreads())) if (t.ticks > 0) by.set(t.tid, (by.get(t.tid) ?? 0) + t.ticks);
+          statementTicks.set(shape, by);
+        }
       });
     };
   }
@@ -240,7 +255,16 @@ try {
   const rows = [...statements].sort((a, b) => b[1].ms - a[1].ms);
   const wall = rows.reduce((a, [, s]) => a + s.ms, 0);
   console.log(`\nengine statements: ${rows.reduce((a, [, s]) => a + s.n, 0)}, ${(wall / 1000).toFixed(2)} s of wall time in all (${((wall / 1000 / windowS) * 100).toFixed(0)}% of the window: one statement at a time)`);
-  for (const [shape, s] of rows.slice(0, Number(values.statements))) console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(5)}×  ${shape}`);
+  if (statementCpu) {
+    const inside = statementThreads(threadTicks(threads0, threads1), statementTicks, process.pid);
+    const cpuOf = (shape: string) => [...(statementTicks.get(shape) ?? [])].reduce((a, [tid, t]) => a + (inside.has(tid) ? t : 0), 0) / clkTck;
+    const byCpu = rows.map(([shape, s]) => [shape, s, cpuOf(shape)] as const).sort((a, b) => b[2] - a[2]);
+    const all = byCpu.reduce((a, [, , c]) => a + c, 0);
+    console.log(`engine CPU of the statements (their calling threads and the engine's query threads: ${inside.size} threads): ${all.toFixed(2)} s, ${perEvent(all)} µs/event`);
+    for (const [shape, s, cpu] of byCpu.slice(0, Number(values.statements))) console.log(`${cpu.toFixed(2).padStart(7)} s ${perEvent(cpu).padStart(6)} µs/ev ${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(5)}×  ${shape}`);
+  } else {
+    for (const [shape, s] of rows.slice(0, Number(values.statements))) console.log(`${s.ms.toFixed(0).padStart(7)} ms ${String(s.n).padStart(5)}×  ${shape}`);
+  }
   if (values.merges) {
     const byTable = new Map<string, { n: number; s: number; mb: number }>();
     for (const m of mergeSeen.values()) {

@@ -10,7 +10,12 @@ import { setOwn } from '../core/own.js';
 import { effectClass } from './effect-class.js';
 import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, capText, resultText } from './analyses/snapshot.js';
 
-export const TABLES = ['events', 'spans', 'messages', 'tool_calls'] as const;
+/**
+ * The stream's tables, in the order the sink inserts a batch into them: what the data API shows
+ * first (a conversation's messages, its tool calls) is stored first; `events`, read by the
+ * rollups and the analyses (which start once the whole batch is stored), last.
+ */
+export const TABLES = ['messages', 'tool_calls', 'spans', 'events'] as const;
 export type TableName = (typeof TABLES)[number];
 export type TableRows = Partial<Record<TableName, Record<string, unknown>[]>>;
 

@@ -90,3 +90,20 @@ export function statementShape(sql: string, max = 120): string {
     .trim()
     .slice(0, max);
 }
+
+/**
+ * The threads whose CPU is a statement's own: not the main thread, not a worker isolate at nice 19,
+ * not the engine's merges, and with at least `share` of their ticks in the window gained inside
+ * statement calls (libuv's threads that run the calls, the engine's query threads). V8's platform
+ * threads and the decode worker run beside the calls as much as outside them and fall below it.
+ */
+export function statementThreads(window: readonly ThreadSample[], inside: ReadonlyMap<string, ReadonlyMap<number, number>>, mainTid: number, share = 0.8): Set<number> {
+  const during = new Map<number, number>();
+  for (const by of inside.values()) for (const [tid, t] of by) during.set(tid, (during.get(tid) ?? 0) + t);
+  const out = new Set<number>();
+  for (const t of window) {
+    if (t.tid === mainTid || t.nice >= 19 || t.comm.startsWith('MergeMutate') || t.ticks === 0) continue;
+    if ((during.get(t.tid) ?? 0) >= share * t.ticks) out.add(t.tid);
+  }
+  return out;
+}

@@ -17,6 +17,9 @@ interface RawPosition {
   total: number | string;
 }
 
+/** The index of the row that carries the conversation's summary (query-context-window-rows.sql). */
+const SUMMARY_ROW = -1;
+
 interface RawMessage {
   message_id: string;
   role: string;
@@ -29,24 +32,24 @@ interface RawMessage {
 
 /**
  * Typed reads behind GET /conversations/:id/context, so that the cost follows the window, not the
- * conversation: one statement finds the window's positions over narrow columns and reads the wide
- * columns of the window's messages only (at most 2 × window + 1, by primary key); the summary is
- * read beside it. Two statements at once rather than three in two rounds: on a busy engine each
- * statement waits for its turn, and a second round waits again (docs/data-api.md).
+ * conversation: one statement finds the window's positions over narrow columns, reads the wide
+ * columns of the window's messages only (at most 2 × window + 1, by primary key) and the summary
+ * beside them (a row of its own, index -1). One statement rather than two at once: on a busy engine
+ * each statement waits for its turn, and between two reads the gate lets a background statement go
+ * (docs/data-api.md).
  */
 export function createContextRepo(store: Store) {
   return {
     async window(tenant: string, id: string, msgIndex: number | undefined, window: number) {
-      const [rows, summary] = await Promise.all([
-        store.query<RawPosition & RawMessage>(namedQuery('query-context-window-rows'), {
-          tenant,
-          id,
-          has_index: msgIndex === undefined ? 0 : 1,
-          msg_index: msgIndex ?? 0,
-          window,
-        }),
-        store.query<{ summary: string }>(namedQuery('query-conversation-summary'), { tenant, id }),
-      ]);
+      const all = await store.query<RawPosition & RawMessage>(namedQuery('query-context-window-rows'), {
+        tenant,
+        id,
+        has_index: msgIndex === undefined ? 0 : 1,
+        msg_index: msgIndex ?? 0,
+        window,
+      });
+      const summary = all.find((r) => Number(r.idx) === SUMMARY_ROW)?.content ?? '';
+      const rows = all.filter((r) => Number(r.idx) !== SUMMARY_ROW);
       // the statement returns the window's rows unordered (≤ 2 × window + 1 of them)
       rows.sort((a, b) => Number(a.idx) - Number(b.idx));
       const total = rows.length ? Number(rows[0]!.total) : 0;
@@ -54,7 +57,7 @@ export function createContextRepo(store: Store) {
       const messages: ContextMessage[] = rows.map((r) => ({ index: Number(r.idx), role: r.role, content: r.content, ...messageToolParts(r), timestamp: isoTimestamp(r.ts) }));
       return {
         total,
-        summary: summary[0]?.summary ?? '',
+        summary,
         center,
         from: messages.length ? messages[0]!.index : null,
         to: messages.length ? messages[messages.length - 1]!.index : null,

@@ -206,6 +206,17 @@ test('GET /conversations/:id/context: unknown conversation is 200 with nothing',
   assert.equal(r.body, { conversation_id: 'nope', total_messages: 0, summary: '', context: { center_index: null, from_index: null, to_index: null, messages: [] } });
 });
 
+test('GET /conversations/:id/context: a rolled-up conversation without messages still shows its summary', async () => {
+  // a tenant of its own: no other test counts its conversations
+  const tenant = 'ctx-summary-only';
+  const key = (await ts.system.rt.keys.create({ tenant, role: 'member', scopes: ['read'] })).key;
+  const summary = 'spans only: three tool calls, no messages';
+  await ts.system.rt.store.insert('conversations', [{ tenant_id: tenant, conversation_id: 'spans-1', version: 1, summary }]);
+  const r = await get('/conversations/spans-1/context', key);
+  assert.is(r.status, 200);
+  assert.equal(r.body, { conversation_id: 'spans-1', total_messages: 0, summary, context: { center_index: null, from_index: null, to_index: null, messages: [] } });
+});
+
 /** Tool failures count calls of whole UTC days: today and the previous `days` days. */
 const toolWindowStart = (days: number) => {
   const d = new Date(nowMs - days * DAY);

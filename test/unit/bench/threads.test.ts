@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Worker } from 'node:worker_threads';
-import { parseStatLine, sampleThreads, statementShape, threadGroup, ticksByGroup, type ThreadSample } from '../../../bench/lib/threads.js';
+import { parseStatLine, sampleThreads, statementShape, statementThreads, threadGroup, ticksByGroup, type ThreadSample } from '../../../bench/lib/threads.js';
 
 // a /proc/<pid>/task/<tid>/stat line as the kernel writes it (proc(5)): utime 7, stime 3, nice 19
 const STAT = '4242 (node) S 4200 4200 4200 0 -1 4194624 100 0 0 0 7 3 0 0 39 19 12 0 123 456 789';
@@ -56,6 +56,19 @@ test('sampling this process finds its main thread and a busy worker thread, with
   // at least 20 of the 30 ticks the thread counted itself (clock ticks, usually 100 per second)
   assert.ok(spun!.ticks >= 20, `worker ticks ${spun!.ticks}`);
   assert.is(threadGroup(spun!, process.pid), 'other Node threads');
+});
+
+test("a statement's threads: busy mostly inside statement calls; never the main thread, the nice-19 worker or the merges", () => {
+  const t = (tid: number, comm: string, ticks: number, nice = 0): ThreadSample => ({ tid, comm, nice, ticks });
+  // the window's ticks of each thread, and those gained inside the calls of two statement shapes
+  const window = [t(1, 'node', 500), t(2, 'node', 40), t(3, 'node', 30), t(4, 'ThreadPool', 20), t(5, 'node', 100, 19), t(6, 'MergeMutate', 90), t(7, 'node', 0)];
+  const inside = new Map([
+    ['INSERT INTO events', new Map([[1, 200], [2, 30], [3, 10], [4, 20], [5, 50], [6, 80]])],
+    ['SELECT messages', new Map([[2, 10], [3, 5]])],
+  ]);
+  // 2: 40 of 40 inside (a libuv thread running calls); 4: 20 of 20; 3: 15 of 30 (runs beside the calls as much as outside)
+  assert.equal([...statementThreads(window, inside, 1)].sort(), [2, 4]);
+  assert.equal([...statementThreads(window, inside, 1, 0.5)].sort(), [2, 3, 4]);
 });
 
 test('statement shapes: session SETs dropped, literals and numbers folded, whitespace collapsed, cut at the limit', () => {

@@ -18,9 +18,10 @@ test('flushes by rows with one insert per table and a token from the sorted mess
   assert.is(store.calls.length, 0);
   sink.add(entry('a', ['a1', 'a2'], events));
   await sink.flush();
+  // what the data API reads first is stored first (stream/rows.ts TABLES)
   assert.equal(store.calls, [
-    { table: 'events', n: 5, token: dedupToken('events', ['a', 'b']) },
     { table: 'messages', n: 5, token: dedupToken('messages', ['a', 'b']) },
+    { table: 'events', n: 5, token: dedupToken('events', ['a', 'b']) },
   ]);
   assert.equal(events, ['ack b', 'ack a']);
   assert.is(dedupToken('events', ['a', 'b']), dedupToken('events', ['b', 'a']));
@@ -54,20 +55,21 @@ test('a one-event message refused is dead-lettered as that event; a message that
 });
 
 test('a table refused after an earlier table was stored: the refused event stays out of the later tables', async () => {
-  const store = fakeStore(() => false, 'messages');
+  const store = fakeStore(() => false, 'events');
   const events: string[] = [];
   const sink = sinkOf(store.insert);
   sink.add(entry('m', ['a', 'bad-b', 'c'], events));
   await sink.flush();
   assert.equal(events, ['ack m refused bad-b']);
-  assert.equal(store.stored.filter((s) => s.table === 'messages').map((s) => s.id).sort(), ['a', 'c']);
-  // the events table took the whole message before the refusal: stored once, not again per event
-  assert.equal(store.stored.filter((s) => s.table === 'events').map((s) => s.id).sort(), ['a', 'bad-b', 'c']);
+  assert.equal(store.stored.filter((s) => s.table === 'events').map((s) => s.id).sort(), ['a', 'c']);
+  // the messages table took the whole message before the refusal: stored once, not again per event
+  assert.equal(store.stored.filter((s) => s.table === 'messages').map((s) => s.id).sort(), ['a', 'bad-b', 'c']);
 });
 
 test('a transient failure past the deadline naks all; the redelivery inserts only the tables not yet in (no physical duplicate)', async () => {
   let down = false;
-  const failTable = { messages: true };
+  // the later of the two tables: the first is stored before the failure
+  const failTable = { events: true };
   const stored: Array<{ table: string; id: string }> = [];
   const insert: InsertFn = async (table, block) => {
     const rows = blockRows(block);
