@@ -39,7 +39,7 @@ export const USAGE = `Usage: npm run bench -- [--quick] [--events N] [--seed N] 
                      [--freshness-rate N] [--out DIR] [--label TEXT]
        npm run bench -- --compare A.json B.json
 
-  --quick          short run (about 4 minutes): 50k generated dataset events, 1.5 s measurements
+  --quick          short run (about 5 minutes): 50k generated dataset events, 1.5 s measurements
   --events N       query dataset size in events (default 1000000; 10M works: bulk-loaded)
   --generate N     generate at most N dataset events (default 1000000) and copy them in the
                    engine up to --events (new conversation ids, interleaved times)
