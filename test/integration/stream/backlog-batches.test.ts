@@ -12,6 +12,7 @@ import type { Config } from '../../../core/config.js';
 import type { Runtime } from '../../../core/runtime.js';
 import { startStream } from '../../../stream/main.js';
 import type { InsertFn } from '../../../stream/sink.js';
+import { TABLES } from '../../../stream/rows.js';
 import { batchOf, conversationEvents, publishBatch } from '../../helpers/events.js';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { sleep } from './helpers.js';
@@ -41,17 +42,19 @@ async function storedEvents(prefix: string): Promise<{ rows: number; distinct: n
 test('a backlog waiting when the role starts is inserted in batches cut by their row limit, each event once', async () => {
   const MAX_ROWS = 280;
   const eventsInserts: number[] = [];
-  /** Rows of every table per flush (a flush inserts `events` first). */
+  /** Rows of every table per flush (a flush inserts `events` last: stream/rows.ts TABLES). */
   const flushes: number[] = [];
+  let flushRows = 0;
   const stream = await startStream(rtWith({ maxBatchRows: MAX_ROWS, flushIntervalMs: 60, quietMs: 5 }), {
     paused: true,
     wrapInsert: (insert: InsertFn): InsertFn => async (table, block, settings) => {
       await insert(table, block, settings);
-      if (table === 'events') {
+      flushRows += block.rows;
+      if (table === TABLES[TABLES.length - 1]) {
         eventsInserts.push(block.rows);
-        flushes.push(0);
+        flushes.push(flushRows);
+        flushRows = 0;
       }
-      flushes[flushes.length - 1] += block.rows;
     },
     // one message at a time, 10 ms each: rows reach the sink at a steady trickle, as from a slow decoder
     wrapDecoder: (decoder) => {

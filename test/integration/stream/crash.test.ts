@@ -9,6 +9,7 @@ import { startNats, type TestNats } from '../../helpers/nats.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { batchOf, conversationEvents, publishBatch } from '../../helpers/events.js';
 import { counts, sleep } from './helpers.js';
+import { TABLES } from '../../../stream/rows.js';
 
 const CHILD = fileURLToPath(new URL('./stream-child.js', import.meta.url));
 let nats: TestNats;
@@ -51,7 +52,7 @@ test('stream role killed with SIGKILL mid-batch, restarted: every row exactly on
   const batches = Array.from({ length: 60 }, (_, i) => batchOf(conversationEvents(`crash-${i % 15}`, 2, i * 100_000)));
   for (const b of batches.slice(0, 30)) await publishBatch(bus.js, b);
   // kill once the first table insert of a batch is done and before its messages are acked
-  for (let i = 0; i < 200 && !first.output().includes('inserted events'); i++) await sleep(20);
+  for (let i = 0; i < 200 && !first.output().includes(`inserted ${TABLES[0]}`); i++) await sleep(20);
   const publishing = (async () => {
     for (const b of batches.slice(30)) await publishBatch(bus.js, b);
   })();
