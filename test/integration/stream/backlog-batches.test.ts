@@ -3,7 +3,7 @@
  * buffer"): messages waiting on INGEST when the stream role starts are delivered with JetStream's
  * count of those still behind them, and while that count fills the buffer by itself the sink cuts
  * it by its row limit rather than by the flush interval or the quiet rule. Real nats-server and
- * chDB; the decoder is slowed (one message at a time, 10 ms each) so that, without the rule, the interval would cut
+ * chDB; the decoder is slowed (one message at a time, 5 ms each) so that, without the rule, the interval would cut
  * the backlog into many small inserts. Every event is stored once either way.
  */
 import { test } from 'uvu';
@@ -40,7 +40,9 @@ async function storedEvents(prefix: string): Promise<{ rows: number; distinct: n
 }
 
 test('a backlog waiting when the role starts is inserted in batches cut by their row limit, each event once', async () => {
-  const MAX_ROWS = 280;
+  // 20 messages of 7 rows: filled in about 100 ms of decoding, well inside the backlog's age bound
+  // (8 intervals, 480 ms) even on a busy machine, while the 60 ms interval alone would cut at about 12
+  const MAX_ROWS = 140;
   const eventsInserts: number[] = [];
   /** Rows of every table per flush (a flush inserts `events` last: stream/rows.ts TABLES). */
   const flushes: number[] = [];
@@ -56,13 +58,13 @@ test('a backlog waiting when the role starts is inserted in batches cut by their
         flushRows = 0;
       }
     },
-    // one message at a time, 10 ms each: rows reach the sink at a steady trickle, as from a slow decoder
+    // one message at a time, 5 ms each: rows reach the sink at a steady trickle, as from a slow decoder
     wrapDecoder: (decoder) => {
       let queue: Promise<unknown> = Promise.resolve();
       return {
         room: () => decoder.room(),
         decode: (data) => {
-          const next = queue.then(() => sleep(10)).then(() => decoder.decode(data));
+          const next = queue.then(() => sleep(5)).then(() => decoder.decode(data));
           queue = next.catch(() => undefined);
           return next;
         },
