@@ -29,6 +29,12 @@ export interface Store {
    * background work (core/engine-gate.ts); on a server it is this store. Closing it closes nothing.
    */
   reads(): Store;
+  /**
+   * The same store for the sink's inserts of accepted rows: on the embedded engine its statements
+   * go before waiting background work, a few in a row at most (core/engine-gate.ts); on a server it
+   * is this store. Closing it closes nothing.
+   */
+  writes(): Store;
   /** Fills `{{db}}` (and `{{on_cluster}}`) in SQL text. */
   sql(text: string): string;
   /** Runs a SELECT and returns JSONEachRow rows. 64-bit integers come back as strings on both connections. */
@@ -277,6 +283,7 @@ export function createStore(config: Config): Store {
       settings: per,
       sql: fill,
       reads: () => storeFor('read'),
+      writes: () => storeFor('store'),
       async query<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings) {
         const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: per(settings) });
         return (await rs.json()) as T[];

@@ -2,16 +2,27 @@
  * The order in which statements reach the embedded engine. chDB runs one statement at a time on a
  * session, and a process has one session; left to itself the session takes statements in the
  * order they were submitted, so a data API read submitted behind the sink's inserts, the analyses'
- * scans and the jobs' statements waited for all of them. The gate holds statements in two lanes
- * and hands the engine one at a time. While both lanes wait they take turns: a read goes next
- * after a background statement, a background statement after a read. So a read waits for the
- * statement already running and at most one background statement per read queued before it, never
- * for the whole background queue; and background work (the stream's inserts above all) goes at
- * least every other turn however many reads keep coming: strict read priority let a steady stream
- * of polling reads hold each insert up to its bound, and accepted events took seconds longer to be
- * stored.
+ * scans and the jobs' statements waited for all of them. The gate holds statements in three lanes
+ * and hands the engine one at a time:
+ *
+ * - **read** (the data API) and the two other lanes take turns while both wait: a read goes next
+ *   after any other statement, another statement after a read. So a read waits for the statement
+ *   already running and at most one other statement per read queued before it, never for the whole
+ *   queue; and the other work (the stream's inserts above all) goes at least every other turn
+ *   however many reads keep coming: strict read priority let a steady stream of polling reads hold
+ *   each insert up to its bound, and accepted events took seconds longer to be stored.
+ * - **store** (the sink's inserts of accepted rows) goes before **background** (analyses, rollups,
+ *   jobs) for up to `STORE_RUN` turns in a row while background work waits, then one background
+ *   statement goes. A flush inserts its tables one after another; in one lane with the analyses'
+ *   statements each of its inserts queued behind the background work submitted while the previous
+ *   one ran, so a flush took several analysis statements longer and the buffer filling behind it
+ *   waited as long. Background work is never starved: it gets at least one turn in `STORE_RUN + 1`
+ *   of the turns that are not reads.
  */
-export type Lane = 'read' | 'background';
+export type Lane = 'read' | 'store' | 'background';
+
+/** Store statements that may go in a row while background statements wait (a flush's four tables). */
+export const STORE_RUN = 4;
 
 export interface EngineGate {
   /** Runs `fn` (one engine statement) when its turn comes; at most one runs at a time. */
@@ -23,11 +34,14 @@ export interface EngineGate {
 type Start = () => void;
 
 export function createEngineGate(): EngineGate {
-  const lanes: Record<Lane, Start[]> = { read: [], background: [] };
+  const lanes: Record<Lane, Start[]> = { read: [], store: [], background: [] };
   // FIFO queues with a moving head: shift() on long arrays is linear
-  const heads: Record<Lane, number> = { read: 0, background: 0 };
+  const heads: Record<Lane, number> = { read: 0, store: 0, background: 0 };
   let running = false;
-  let last: Lane = 'background';
+  /** Whether the last statement handed out was a read. */
+  let lastRead = false;
+  /** Store statements handed out in a row while background statements waited. */
+  let storeRun = 0;
 
   const size = (lane: Lane) => lanes[lane].length - heads[lane];
   const take = (lane: Lane): Start => {
@@ -38,16 +52,27 @@ export function createEngineGate(): EngineGate {
       lanes[lane] = q.slice(heads[lane]);
       heads[lane] = 0;
     }
-    last = lane;
+    lastRead = lane === 'read';
     return w;
+  };
+  /** The next statement that is not a read: store first, background after a run of store turns. */
+  const other = (): Start => {
+    const store = size('store');
+    const background = size('background');
+    if (store > 0 && (background === 0 || storeRun < STORE_RUN)) {
+      storeRun = background === 0 ? 0 : storeRun + 1;
+      return take('store');
+    }
+    storeRun = 0;
+    return take('background');
   };
   const next = (): Start | undefined => {
     const reads = size('read');
-    const background = size('background');
-    if (reads === 0 && background === 0) return undefined;
-    if (reads === 0) return take('background');
-    if (background === 0) return take('read');
-    return take(last === 'read' ? 'background' : 'read');
+    const others = size('store') + size('background');
+    if (reads === 0 && others === 0) return undefined;
+    if (reads === 0) return other();
+    if (others === 0) return take('read');
+    return lastRead ? other() : take('read');
   };
   const release = () => {
     const w = next();
@@ -68,14 +93,14 @@ export function createEngineGate(): EngineGate {
       };
       if (!running) {
         running = true;
-        last = lane;
+        lastRead = lane === 'read';
         return go();
       }
       return new Promise<T>((resolve, reject) => {
         lanes[lane].push(() => go().then(resolve, reject));
       });
     },
-    waiting: () => ({ read: size('read'), background: size('background') }),
+    waiting: () => ({ read: size('read'), store: size('store'), background: size('background') }),
   };
 }
 

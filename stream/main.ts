@@ -92,7 +92,9 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   const decoder = opts.wrapDecoder ? opts.wrapDecoder(poolDecoder) : poolDecoder;
   const poolWork = (input: WorkRequest) => analysisPool.run(input) as Promise<WorkOutput>;
 
-  const baseInsert: InsertFn = (table, block, settings) => rt.store.insertBytes(table, block.columns, block.body, settings, block.format);
+  // the sink's inserts go before the analyses' and jobs' statements (docs/storage.md "Data API reads and background work take turns")
+  const writes = rt.store.writes();
+  const baseInsert: InsertFn = (table, block, settings) => writes.insertBytes(table, block.columns, block.body, settings, block.format);
   const sink = createSink({
     insert: opts.wrapInsert ? opts.wrapInsert(baseInsert) : baseInsert,
     maxBatchRows: cfg.maxBatchRows,

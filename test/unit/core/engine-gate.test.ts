@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createEngineGate, gatedConnection, type Lane } from '../../../core/engine-gate.js';
+import { createEngineGate, gatedConnection, STORE_RUN, type Lane } from '../../../core/engine-gate.js';
 
 /** A statement that finishes when the test says so, recording when it started. */
 function statement(log: string[], name: string) {
@@ -29,7 +29,7 @@ test('a read submitted behind queued background statements runs as soon as the r
   const results = [gate.run('background', s.bg1.fn), gate.run('background', s.bg2.fn), gate.run('background', s.bg3.fn), gate.run('read', s.read.fn)];
   await tick();
   assert.equal(started, ['bg1'], 'one statement at a time');
-  assert.equal(gate.waiting(), { read: 1, background: 2 });
+  assert.equal(gate.waiting(), { read: 1, store: 0, background: 2 });
   s.bg1.finish();
   await tick();
   assert.equal(started, ['bg1', 'read'], 'the read goes before the background statements submitted ahead of it');
@@ -89,6 +89,68 @@ test('a read arriving while a read runs waits for one background statement at mo
   await Promise.all([p0, pb, p1]);
 });
 
+/**
+ * A gate driven by hand: `submit` queues a named statement in a lane, `finishLast` finishes the
+ * statement that started last (the one running), and `started` is the order in which they began.
+ */
+function harness() {
+  const gate = createEngineGate();
+  const started: string[] = [];
+  const pending = new Map<string, ReturnType<typeof statement>>();
+  const all: Array<Promise<string>> = [];
+  return {
+    started,
+    submit(lane: Lane, name: string) {
+      const st = statement(started, name);
+      pending.set(name, st);
+      all.push(gate.run(lane, st.fn));
+    },
+    async finishLast(times = 1) {
+      for (let i = 0; i < times; i++) {
+        await tick();
+        pending.get(started[started.length - 1]!)!.finish();
+      }
+    },
+    settled: () => Promise.all(all),
+  };
+}
+
+test('the sink\'s inserts go before background work queued ahead of them, a few in a row at most', async () => {
+  const h = harness();
+  for (let i = 0; i <= 3; i++) h.submit('background', `bg${i}`);
+  const stores = Array.from({ length: STORE_RUN + 2 }, (_, i) => `s${i + 1}`);
+  for (const name of stores) h.submit('store', name);
+  await h.finishLast(4 + stores.length);
+  await h.settled();
+  const expected = ['bg0', ...stores.slice(0, STORE_RUN), 'bg1', ...stores.slice(STORE_RUN), 'bg2', 'bg3'];
+  assert.equal(h.started, expected, `store statements first, ${STORE_RUN} in a row while background work waits, then one background statement`);
+});
+
+test('store statements that ran while no background work waited do not count against the run', async () => {
+  const h = harness();
+  h.submit('background', 'bg0');
+  h.submit('store', 's1');
+  h.submit('store', 's2');
+  await h.finishLast(2); // bg0 ends: s1 runs, nothing else waits; s1 ends: s2 runs
+  await tick();
+  assert.equal(h.started, ['bg0', 's1', 's2']);
+  // while s2 runs, background work arrives with more inserts than a run
+  const later = Array.from({ length: STORE_RUN + 1 }, (_, i) => `s${i + 3}`);
+  h.submit('background', 'bg1');
+  for (const n of later) h.submit('store', n);
+  await h.finishLast(later.length + 2);
+  await h.settled();
+  assert.equal(h.started, ['bg0', 's1', 's2', ...later.slice(0, STORE_RUN), 'bg1', ...later.slice(STORE_RUN)]);
+});
+
+test('reads take turns with store and background statements alike', async () => {
+  const h = harness();
+  for (const [lane, name] of [['background', 'bg0'], ['background', 'bg1'], ['store', 's1'], ['store', 's2'], ['read', 'r1'], ['read', 'r2'], ['read', 'r3']] as const) h.submit(lane, name);
+  await h.finishLast(7);
+  await h.settled();
+  assert.equal(h.started, ['bg0', 'r1', 's1', 'r2', 's2', 'r3', 'bg1'], 'a read after every other statement; among the others the store lane first');
+});
+
 test('a failing or throwing statement frees the engine for the next one', async () => {
   const gate = createEngineGate();
   const started: string[] = [];
@@ -108,7 +170,7 @@ test('a failing or throwing statement frees the engine for the next one', async 
   assert.equal(started, ['a', 'b']);
   b.finish();
   assert.is(await pb, 'b');
-  assert.equal(gate.waiting(), { read: 0, background: 0 });
+  assert.equal(gate.waiting(), { read: 0, store: 0, background: 0 });
 });
 
 test('thousands of queued statements run in order, one at a time', async () => {
