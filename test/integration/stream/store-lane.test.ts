@@ -40,9 +40,9 @@ test('an event accepted behind queued background statements is stored right afte
   assert.is((await post('lane-warm')).status, 200);
   assert.ok(await eventually(() => insertedAt('lane-warm')), 'the warm-up event is stored');
 
-  // four background statements of about a second each, queued at once
+  // four background statements of about two seconds each, queued at once
   const finished: number[] = [];
-  const slow = () => ts.system.rt.store.query('SELECT sleepEachRow(0.25) AS s FROM numbers(4) SETTINGS max_block_size = 1');
+  const slow = () => ts.system.rt.store.query('SELECT sleepEachRow(0.5) AS s FROM numbers(4) SETTINGS max_block_size = 1');
   const background = [0, 1, 2, 3].map((i) => slow().then(() => (finished[i] = Date.now())));
   const r = await post('lane-1');
   assert.is(r.status, 200, JSON.stringify(r.body));
