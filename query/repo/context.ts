@@ -35,8 +35,8 @@ interface RawMessage {
  * conversation: one statement finds the window's positions over narrow columns, reads the wide
  * columns of the window's messages only (at most 2 × window + 1, by primary key) and the summary
  * beside them (a row of its own, index -1). One statement rather than two at once: on a busy engine
- * each statement waits for its turn, and between two reads the gate lets a background statement go
- * (docs/data-api.md).
+ * each statement waits for its turn, and between two reads the gate lets one other statement go (a
+ * sink insert or background work; docs/data-api.md).
  */
 export function createContextRepo(store: Store) {
   return {
@@ -48,8 +48,12 @@ export function createContextRepo(store: Store) {
         msg_index: msgIndex ?? 0,
         window,
       });
-      const summary = all.find((r) => Number(r.idx) === SUMMARY_ROW)?.content ?? '';
-      const rows = all.filter((r) => Number(r.idx) !== SUMMARY_ROW);
+      let summary = '';
+      const rows: typeof all = [];
+      for (const r of all) {
+        if (Number(r.idx) === SUMMARY_ROW) summary = r.content;
+        else rows.push(r);
+      }
       // the statement returns the window's rows unordered (≤ 2 × window + 1 of them)
       rows.sort((a, b) => Number(a.idx) - Number(b.idx));
       const total = rows.length ? Number(rows[0]!.total) : 0;

@@ -3,8 +3,8 @@
 -- the window's ids), newest version of each (as FINAL would keep), and the conversation's summary
 -- as one more row (`idx` -1, the summary in `content`; none while the conversation has no rollup).
 -- Rows come in no particular order: the caller sorts them by `idx`. One statement, not two or
--- three: on a busy engine every statement waits for its turn, and the gate lets one background
--- statement go between two reads.
+-- three: on a busy engine every statement waits for its turn, and the gate lets one other
+-- statement (a sink insert or background work) go between two reads.
 -- The window is a scalar subquery (ids, indexes, the message count), computed once and used as a
 -- constant set, so the wide read prunes by primary key. Message index is the zero-based row number
 -- in (ts, seq, message_id) order; the centre defaults to the middle (floor((n-1)/2)) and is clamped
