@@ -39,7 +39,7 @@ import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
 import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishRetryJobs, type ConversationJob } from './publisher.js';
-import { createCoverage, createHeldJobs, reanalysisSpacing } from './held-jobs.js';
+import { createCoverage, createHeldJobs, firstRunMs, reanalysisSpacing } from './held-jobs.js';
 import { startHeartbeats } from '../heartbeat.js';
 
 export interface AnalyzeConsumerOptions {
@@ -179,8 +179,9 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     // the job kept for the conversation runs after every superseded one's change was stored
     for (const h of superseded) h.m.ack();
     if (superseded.length) metrics.analyzeJobs.inc({ outcome: 'superseded' }, superseded.length);
-    // a job due before the runner's alarm (a retry, a requeued stale rollup) wakes it
-    alarm.wakeBefore(dueMs);
+    // a job that may run before the runner's alarm (a retry, a requeued stale rollup) wakes it;
+    // while the store path lags, not before its deferral bound
+    alarm.wakeBefore(firstRunMs(dueMs, lagging(), maxDeferMs));
     runner ??= drain().finally(() => {
       runner = undefined;
       signal.wake();

@@ -61,6 +61,17 @@ export interface HeldJobsOptions {
   notBefore?: (key: string) => number | undefined;
 }
 
+/**
+ * When a job arriving now, due at `dueMs`, may first run, for waking the runner: its due time, or
+ * while the store path lags its deferral bound (`take` holds a due job until then). A merge with
+ * the conversation's earlier jobs never makes that sooner: the kept job waits since the earliest,
+ * whose bound the runner knew already. Waking for every due arrival during a lag made the runner
+ * scan what it holds once per arriving job (4,057 scans in one drain of the bench, against 23).
+ */
+export function firstRunMs(dueMs: number, lagging: boolean, maxDeferMs: number): number {
+  return lagging ? dueMs + maxDeferMs : dueMs;
+}
+
 export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
   /**
    * Every held job in arrival order (a Set keeps it through deletions), and the jobs of each
@@ -109,33 +120,41 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
       return entries.size;
     },
     take(nowMs, lagging, maxKeys, eligible) {
-      const runnable = [...entries].filter((e) => runnableAt(e, lagging) <= nowMs && (!eligible || eligible(e.key))).sort((a, b) => a.sinceMs - b.sinceMs);
+      // polled every 250 ms while a lag holds thousands of jobs: one pass that allocates nothing
+      // unless a job is runnable, then one that removes what is taken in place (no set rebuilt)
+      let runnable: Entry<T>[] | undefined;
+      for (const e of entries) {
+        if (runnableAt(e, lagging) <= nowMs && (!eligible || eligible(e.key))) (runnable ??= []).push(e);
+      }
       const keys = new Set<string>();
-      for (const e of runnable) {
-        if (keys.size >= maxKeys) break;
-        keys.add(e.key);
+      if (runnable) {
+        runnable.sort((a, b) => a.sinceMs - b.sinceMs);
+        for (const e of runnable) {
+          if (keys.size >= maxKeys) break;
+          keys.add(e.key);
+        }
       }
       const out: T[] = [];
-      const rest = new Set<Entry<T>>();
-      const restByKey = new Map<string, Entry<T>[]>();
+      if (keys.size === 0 && !lagging) return out;
       for (const e of entries) {
         // every due job of a chosen conversation goes with it: one snapshot serves them all
-        if (keys.has(e.key) && e.dueMs <= nowMs) {
+        if (e.dueMs <= nowMs && keys.has(e.key)) {
           if (e.deferred) maxDeferralMs = Math.max(maxDeferralMs, nowMs - e.sinceMs);
           out.push(e.item);
+          entries.delete(e);
           continue;
         }
         if (lagging && !e.deferred && e.dueMs <= nowMs) {
           e.deferred = true;
           deferredTotal++;
         }
-        rest.add(e);
-        const same = restByKey.get(e.key);
-        if (same) same.push(e);
-        else restByKey.set(e.key, [e]);
       }
-      entries = rest;
-      byKey = restByKey;
+      // what a chosen conversation keeps: its jobs not due yet
+      for (const key of keys) {
+        const left = byKey.get(key)!.filter((e) => e.dueMs > nowMs);
+        if (left.length) byKey.set(key, left);
+        else byKey.delete(key);
+      }
       return out;
     },
     nextRunMs(lagging) {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createCoverage, createHeldJobs, reanalysisSpacing } from '../../../stream/analyze/held-jobs.js';
+import { createCoverage, createHeldJobs, firstRunMs, reanalysisSpacing } from '../../../stream/analyze/held-jobs.js';
 import { mulberry32 } from '../../../core/random.js';
 
 const held = (maxDeferMs = 30_000, notBefore?: (key: string) => number | undefined) => createHeldJobs<string>({ maxDeferMs, notBefore });
@@ -268,6 +268,31 @@ test('the store indexed by conversation answers 4,000 seeded random adds and tak
   assert.equal([...h.items()], model.items(), 'the jobs still held, in arrival order');
   assert.is(h.stats.deferredTotal, model.deferredTotal);
   assert.ok(supersededSeen > 100, `the walk superseded jobs (${supersededSeen})`);
+});
+
+test('the runner is woken when an arriving job can first run: while lagging its deferral bound, not its due time', () => {
+  const random = mulberry32(7);
+  for (let i = 0; i < 200; i++) {
+    const lagging = random() < 0.5;
+    const maxDeferMs = Math.floor(random() * 5_000);
+    const h = held(maxDeferMs);
+    const nowMs = 10_000;
+    // earlier jobs of the same conversation, some due already: the kept job waits since the earliest
+    for (let j = 0; j < 3; j++) h.add({ key: 'a', dueMs: nowMs - 2_000 + Math.floor(random() * 4_000), item: `old${j}` }, nowMs);
+    const before = h.nextRunMs(lagging)!;
+    const dueMs = nowMs - 1_000 + Math.floor(random() * 2_000);
+    h.add({ key: 'a', dueMs, item: 'new' }, nowMs);
+    const wake = firstRunMs(dueMs, lagging, maxDeferMs);
+    // what the runner may run next is never sooner than it planned before the arrival or than the wake
+    assert.ok(h.nextRunMs(lagging)! >= Math.min(before, wake), `case ${i}: a job runnable before anything wakes the runner`);
+    const alone = held(maxDeferMs);
+    alone.add({ key: 'b', dueMs, item: 'new' }, nowMs);
+    assert.is(alone.nextRunMs(lagging), wake, `case ${i}: a job of its own runs exactly at the wake`);
+    assert.equal(alone.take(wake - 1, lagging, 10), [], `case ${i}: not before`);
+    assert.equal(alone.take(wake, lagging, 10), ['new'], `case ${i}: at the wake`);
+  }
+  assert.is(firstRunMs(1_000, true, 30_000), 31_000);
+  assert.is(firstRunMs(1_000, false, 30_000), 1_000);
 });
 
 test.run();
