@@ -11,7 +11,7 @@
  * sql/migrations/0180_attribute_refs.sql, which rebuilds the map by the same rule), and get back
  * exactly the map received either way (docs/storage.md "Attributes stored by reference").
  */
-import { timeText, timeUnits } from '../stream/native-values.js';
+import { timeText, timeUnits } from '../core/utc-time.js';
 import { setOwn } from '../core/own.js';
 
 const NUL = '\u0000';

@@ -6,7 +6,7 @@ import type { IngestBatch, IngestEvent } from '../schemas/events.js';
 import { TENANT_PATTERN } from '../schemas/subjects.js';
 import { eventsToRows } from './rows.js';
 import { encodeTables, type TableBytes } from './row-bytes.js';
-import { timeUnits } from './native-values.js';
+import { timeUnits } from '../core/utc-time.js';
 import { bufferOf } from '../core/bytes.js';
 
 /** A decoded message: its rows as insert-ready bytes per table, and what the sink needs to know. */

@@ -21,7 +21,8 @@ import { setOwn } from '../core/own.js';
 import { bufferOf } from '../core/bytes.js';
 import { isReferenced, toText, type TableName } from './rows.js';
 import { rowRefs, storedValue } from '../schemas/attribute-refs.js';
-import { Reader, stringLength, timeText, timeUnits, varintLength, Writer } from './native-values.js';
+import { Reader, stringLength, varintLength, Writer } from './native-values.js';
+import { timeText, timeUnits } from '../core/utc-time.js';
 
 /** Each table's column types, in COLUMNS order, as the migrations leave them (a test compares). */
 export const COLUMN_TYPES: Record<TableName, readonly string[]> = {

@@ -1,5 +1,6 @@
 import type { Attributes } from '../../schemas/events.js';
 import { setOwn } from '../../core/own.js';
+import { timeUnits } from '../../core/utc-time.js';
 
 /**
  * Attribute values are coerced by key, never by wire type: agents send numbers as stringValue,
@@ -134,6 +135,16 @@ export function parseTimestamp(v: unknown): Date | undefined {
   if (!m) return undefined;
   // a bare date is already read as UTC; a time of day without an offset is not
   return storable(new Date(m[1] !== undefined && m[2] === undefined ? `${s}Z` : s));
+}
+
+/**
+ * `v` itself when it is already the text `parseTimestamp(v)` would be stored as: the canonical
+ * `YYYY-MM-DDThh:mm:ss.sssZ` (what `Date#toISOString` writes) of a real instant of 1970–2261,
+ * inside STORABLE_TIME_MS. Agents send their times so; the edge then keeps the text instead of a
+ * regular expression, a `Date` and its formatting per event (about 1.2 µs → 0.1).
+ */
+export function canonicalTimestamp(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length === 24 && timeUnits(v, 3) !== undefined ? v : undefined;
 }
 
 /** OTLP nanoseconds (decimal string) to a Date; undefined when unset or outside STORABLE_TIME_MS. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Attributes, ContentBlock, Environment, MessageFacet } from '../../schemas/events.js';
 import { redact, redactDeep } from '../redact/redact.js';
 import { check } from '../validate.js';
-import { parseTimestamp } from './coerce.js';
+import { canonicalTimestamp, parseTimestamp } from './coerce.js';
 import { draft, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { jsonText } from './sanitize.js';
 import { LIMITS } from '../redact/cap.js';
@@ -27,10 +27,13 @@ export function normalizeDirect(ctx: NormalizeContext, raw: unknown, position: n
   return standard(ctx, e, position);
 }
 
-function time(ctx: NormalizeContext, v: unknown): Date | string {
-  if (v === undefined) return ctx.receiveTime;
+/** The event's time as stored (ISO 8601, UTC), or why it is refused. */
+function time(ctx: NormalizeContext, v: unknown): { iso: string } | { reason: string } {
+  if (v === undefined) return { iso: ctx.receiveTimeIso ?? iso(ctx.receiveTime) };
+  const canonical = canonicalTimestamp(v);
+  if (canonical) return { iso: canonical };
   const d = typeof v === 'string' && !/^\d+(\.\d+)?$/.test(v.trim()) ? parseTimestamp(v) : undefined;
-  return d ?? 'timestamp must be an ISO 8601 date-time between 1900-01-01 and 2299-12-31';
+  return d ? { iso: iso(d) } : { reason: 'timestamp must be an ISO 8601 date-time between 1900-01-01 and 2299-12-31' };
 }
 
 /** Text for search: `message` wins over `content`; else the text of `text` blocks. Redacted. */
@@ -44,7 +47,7 @@ function standard(ctx: NormalizeContext, e: Record<string, unknown>, position: n
   const invalid = check('standard-event', e);
   if (invalid) return { kind: 'rejected', reason: invalid };
   const at = time(ctx, e['timestamp']);
-  if (typeof at === 'string') return { kind: 'rejected', reason: at };
+  if ('reason' in at) return { kind: 'rejected', reason: at.reason };
   const blocks = blocksOf(e);
   const content = typeof e['message'] === 'string'
     ? (e['message'] as string)
@@ -70,7 +73,7 @@ function standard(ctx: NormalizeContext, e: Record<string, unknown>, position: n
   const event = draft(ctx, {
     type: 'message',
     name: 'message',
-    event_time: iso(at),
+    event_time: at.iso,
     conversation_id: conversation,
     user_id: text(e['user_id']),
     environment: (e['environment'] as Environment | undefined) ?? ctx.environment ?? 'production',
@@ -97,7 +100,7 @@ function channel(ctx: NormalizeContext, e: Record<string, unknown>): DirectOutco
   const invalid = check('channel-event', e);
   if (invalid) return { kind: 'rejected', reason: invalid };
   const at = time(ctx, e['timestamp']);
-  if (typeof at === 'string') return { kind: 'rejected', reason: at };
+  if ('reason' in at) return { kind: 'rejected', reason: at.reason };
   const message: MessageFacet = {
     message_id: e['id'] as string,
     role: e['role'] as MessageFacet['role'],
@@ -112,7 +115,7 @@ function channel(ctx: NormalizeContext, e: Record<string, unknown>): DirectOutco
     event: draft(ctx, {
       type: 'message',
       name: 'message',
-      event_time: iso(at),
+      event_time: at.iso,
       conversation_id: conversation,
       user_id: text(e['userId']),
       trace_id: conversation,
@@ -125,7 +128,7 @@ function toolCall(ctx: NormalizeContext, e: Record<string, unknown>): DirectOutc
   const invalid = check('tool-call-event', e);
   if (invalid) return { kind: 'rejected', reason: invalid };
   const at = time(ctx, e['timestamp']);
-  if (typeof at === 'string') return { kind: 'rejected', reason: at };
+  if ('reason' in at) return { kind: 'rejected', reason: at.reason };
   const conversation = e['conversationId'] as string;
   const response = e['toolCallResponse'] as Record<string, unknown> | undefined;
   const attributes: Attributes = {};
@@ -138,7 +141,7 @@ function toolCall(ctx: NormalizeContext, e: Record<string, unknown>): DirectOutc
   const event = draft(ctx, {
     type: 'tool_call',
     name: e['name'] as string,
-    event_time: iso(at),
+    event_time: at.iso,
     conversation_id: conversation,
     user_id: text(e['userId']),
     trace_id: conversation,

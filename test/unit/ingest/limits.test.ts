@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import protobuf from 'protobufjs';
 import { jsonDeeperThan, MAX_PROTO_DEPTH, protoDeeperThan, repairSerialized } from '../../../ingest/limits.js';
-import { parseTimestamp, fromNanos, toCount, toNumber } from '../../../ingest/normalize/coerce.js';
+import { canonicalTimestamp, parseTimestamp, fromNanos, toCount, toNumber } from '../../../ingest/normalize/coerce.js';
+import { mulberry32 } from '../../../core/random.js';
 import { errorCodes } from '../../../core/errors.js';
 import { EventTooLargeError, NestingTooDeepError } from '../../../ingest/errors.js';
 import { encodeProtoRequest } from '../../../ingest/otlp/decode-proto.js';
@@ -87,6 +88,32 @@ test('timestamps outside what the store holds (1900-01-01 .. 2299-12-31) do not 
   assert.is(fromNanos('1767225600000000000')?.toISOString(), '2026-01-01T00:00:00.000Z');
   assert.equal([toCount(12), toCount('12'), toCount(12.0), toCount(-1), toCount(1.5), toCount(2 ** 53), toCount('1e999'), toCount('abc')], [12, 12, 12, undefined, undefined, undefined, undefined, undefined]);
   assert.is(toNumber('1e999'), undefined, 'an overflowing text is no number');
+});
+
+test('a time kept as sent is exactly the text the parsed time is stored as; anything else takes the parser', () => {
+  const random = mulberry32(20261130);
+  const pick = (n: number) => Math.floor(random() * n);
+  const pad = (v: number, n: number) => String(v).padStart(n, '0');
+  let kept = 0;
+  for (let i = 0; i < 20_000; i++) {
+    // canonical-looking texts with every field sometimes out of range, and other shapes of a time
+    const y = [1899, 1900, 1969, 1970, 2000, 2024, 2026, 2100, 2261, 2262, 2299, 2300][pick(12)]!;
+    const text = `${pad(y, 4)}-${pad(pick(14), 2)}-${pad(pick(33), 2)}T${pad(pick(25), 2)}:${pad(pick(61), 2)}:${pad(pick(62), 2)}.${pad(pick(1000), 3)}Z`;
+    const variants = [text, text.replace('T', ' '), text.toLowerCase(), text.slice(0, 19) + 'Z', text.slice(0, 22) + 'Z', `${text.slice(0, 23)}000Z`, ` ${text}`, text.replace('Z', '+00:00')];
+    for (const v of variants) {
+      const stored = parseTimestamp(v)?.toISOString();
+      const c = canonicalTimestamp(v);
+      if (c !== undefined) {
+        kept++;
+        assert.is(c, stored, v);
+      }
+    }
+  }
+  assert.ok(kept > 5_000, `the walk met valid canonical times (${kept})`);
+  assert.is(canonicalTimestamp('2026-02-29T10:00:00.000Z'), undefined, 'not a day of 2026');
+  assert.is(canonicalTimestamp('2024-02-29T10:00:00.000Z'), '2024-02-29T10:00:00.000Z');
+  assert.is(canonicalTimestamp('2026-01-05T23:59:60.000Z'), undefined);
+  assert.is(canonicalTimestamp(1767225600000), undefined, 'numbers take the parser');
 });
 
 test('error codes: each declared once, with its status; classes carry them', () => {

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns } from '../../../stream/native.js';
-import { timeUnits } from '../../../stream/native-values.js';
+import { timeUnits } from '../../../core/utc-time.js';
 import { mulberry32 } from '../../../core/random.js';
 import { COLUMNS } from '../../../stream/rows.js';
 import { encodeTables, jsonLines } from '../../../stream/row-bytes.js';
