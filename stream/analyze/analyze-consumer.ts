@@ -180,8 +180,9 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     for (const h of superseded) h.m.ack();
     if (superseded.length) metrics.analyzeJobs.inc({ outcome: 'superseded' }, superseded.length);
     // a job that may run before the runner's alarm (a retry, a requeued stale rollup) wakes it;
-    // while the store path lags, not before its deferral bound
-    alarm.wakeBefore(firstRunMs(dueMs, lagging(), maxDeferMs));
+    // while the store path lags it runs at its deferral bound or when the lag clears, so it wakes
+    // only a runner that would sleep past that bound or past its next look at the lag
+    alarm.wakeBefore(lagging() ? Math.min(firstRunMs(dueMs, true, maxDeferMs), now + LAG_POLL_MS) : dueMs);
     runner ??= drain().finally(() => {
       runner = undefined;
       signal.wake();
