@@ -35,6 +35,8 @@ export interface Store {
    * is this store. Closing it closes nothing.
    */
   writes(): Store;
+  /** Holds the sink's lane for one flush's tables (core/engine-gate.ts `hold`); returns the release. A server holds nothing. */
+  holdWrites(): () => void;
   /** Fills `{{db}}` (and `{{on_cluster}}`) in SQL text. */
   sql(text: string): string;
   /** Runs a SELECT and returns JSONEachRow rows. 64-bit integers come back as strings on both connections. */
@@ -178,12 +180,14 @@ export function createStore(config: Config): Store {
   /** A client whose statements run in `lane` (the embedded engine's gate; a server needs none). */
   let clientFor: (lane: Lane) => ClickHouseClient;
   let rawInsert: ((lane: Lane, p: Parameters<RawInsert>[0]) => Promise<unknown>) | undefined;
+  let holdWrites = (): (() => void) => () => undefined;
   let fileInsert: ((lane: Lane, target: string, columns: readonly string[], body: Buffer, settings: Record<string, string | number | boolean>, format: InsertFormat) => Promise<void>) | undefined;
   if (embedded) {
     const path = join(config.dataDir, 'clickhouse');
     mkdirSync(path, { recursive: true });
     const chdb = createChdbConnection({ path });
     const gate = createEngineGate();
+    holdWrites = () => gate.hold();
     rawInsert = (lane, p) => gate.run(lane, () => chdb.chdb.rawInsert(p as Parameters<typeof chdb.chdb.rawInsert>[0]));
     const spool = join(config.dataDir, 'insert-spool');
     mkdirSync(spool, { recursive: true });
@@ -284,6 +288,7 @@ export function createStore(config: Config): Store {
       sql: fill,
       reads: () => storeFor('read'),
       writes: () => storeFor('store'),
+      holdWrites: () => holdWrites(),
       async query<T>(sql: string, params?: Record<string, unknown>, settings?: ClickHouseSettings) {
         const rs = await client.query({ query: fill(sql), query_params: params, format: 'JSONEachRow', clickhouse_settings: per(settings) });
         return (await rs.json()) as T[];

@@ -18,17 +18,31 @@
  *   one ran, so a flush took several analysis statements longer and the buffer filling behind it
  *   waited as long. Background work is never starved: it gets at least one turn in `STORE_RUN + 1`
  *   of the turns that are not reads.
+ * - A flush's tables are inserted one after another, each submitted once the one before has ended
+ *   (and its bytes written to a file): at that moment the store lane is empty, and without more
+ *   the turn went to the background work waiting. So the sink **holds** the store lane for a
+ *   flush (`hold`): while held, a turn that is not a read waits for the lane's next statement
+ *   instead of going to background work, within the same `STORE_RUN` bound (the engine idles for
+ *   the few milliseconds between two tables; reads still take their turns).
  */
 export type Lane = 'read' | 'store' | 'background';
 
 /** Store statements that may go in a row while background statements wait (a flush's four tables). */
 export const STORE_RUN = 4;
 
+/** Longest the engine idles under a hold while background work waits (a file write between two tables takes a few ms). */
+export const HOLD_IDLE_MS = 50;
+
 export interface EngineGate {
   /** Runs `fn` (one engine statement) when its turn comes; at most one runs at a time. */
   run<T>(lane: Lane, fn: () => Promise<T>): Promise<T>;
   /** Statements waiting per lane (not counting the one running). */
   waiting(): Record<Lane, number>;
+  /**
+   * Holds the store lane until the returned function is called (once; later calls do nothing):
+   * background statements wait for the lane's next statement, at most `STORE_RUN` in a row.
+   */
+  hold(): () => void;
 }
 
 type Start = () => void;
@@ -55,29 +69,56 @@ export function createEngineGate(): EngineGate {
     lastRead = lane === 'read';
     return w;
   };
-  /** The next statement that is not a read: store first, background after a run of store turns. */
-  const other = (): Start => {
+  /** Holds of the store lane not yet released. */
+  let holds = 0;
+  /** Set once the engine has idled `HOLD_IDLE_MS` under a hold: background work may go. */
+  let holdExpired = false;
+  let holdTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * The next statement that is not a read: store first, background after a run of store turns;
+   * none while the store lane is held and empty (within the run's bound) or nothing waits.
+   */
+  const other = (): Start | undefined => {
     const store = size('store');
     const background = size('background');
     if (store > 0 && (background === 0 || storeRun < STORE_RUN)) {
       storeRun = background === 0 ? 0 : storeRun + 1;
+      holdExpired = false;
       return take('store');
     }
+    if (background === 0 || (holds > 0 && storeRun < STORE_RUN && store === 0 && !holdExpired)) return undefined;
     storeRun = 0;
+    holdExpired = false;
     return take('background');
   };
   const next = (): Start | undefined => {
     const reads = size('read');
-    const others = size('store') + size('background');
-    if (reads === 0 && others === 0) return undefined;
-    if (reads === 0) return other();
-    if (others === 0) return take('read');
-    return lastRead ? other() : take('read');
+    if (reads > 0 && !lastRead) return take('read');
+    // after a read, another statement when one may go, else the next read
+    return other() ?? (reads > 0 ? take('read') : undefined);
   };
+  /** Hands the engine to the next statement, or marks it idle (for `HOLD_IDLE_MS` at most while a hold keeps background work waiting). */
   const release = () => {
+    if (holdTimer) {
+      clearTimeout(holdTimer);
+      holdTimer = undefined;
+    }
     const w = next();
-    if (w) w();
-    else running = false;
+    running = w !== undefined;
+    if (w) {
+      // not returned: `finally(release)` would wait for the next statement too
+      void w();
+      return;
+    }
+    if (holds > 0 && size('background') > 0) {
+      holdTimer = setTimeout(() => {
+        holdTimer = undefined;
+        holdExpired = true;
+        if (!running) release();
+      }, HOLD_IDLE_MS);
+      holdTimer.unref?.();
+    }
   };
 
   return {
@@ -91,16 +132,24 @@ export function createEngineGate(): EngineGate {
         }
         return p.finally(release);
       };
-      if (!running) {
-        running = true;
-        lastRead = lane === 'read';
-        return go();
-      }
-      return new Promise<T>((resolve, reject) => {
+      const queued = new Promise<T>((resolve, reject) => {
         lanes[lane].push(() => go().then(resolve, reject));
       });
+      // an idle engine takes the statement at once, unless a hold keeps it from background work
+      if (!running) release();
+      return queued;
     },
     waiting: () => ({ read: size('read'), store: size('store'), background: size('background') }),
+    hold() {
+      holds++;
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        holds--;
+        if (!running) release();
+      };
+    },
   };
 }
 

@@ -97,6 +97,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   const baseInsert: InsertFn = (table, block, settings) => writes.insertBytes(table, block.columns, block.body, settings, block.format);
   const sink = createSink({
     insert: opts.wrapInsert ? opts.wrapInsert(baseInsert) : baseInsert,
+    hold: () => rt.store.holdWrites(),
     maxBatchRows: cfg.maxBatchRows,
     maxBatchBytes: cfg.maxBatchBytes,
     flushIntervalMs: cfg.flushIntervalMs,

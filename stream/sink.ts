@@ -80,6 +80,11 @@ export interface SinkOptions {
   retryDeadlineMs: number;
   /** Called with the batch after its inserts and before its entries complete (analyze jobs). */
   beforeAck?: (entries: readonly SinkEntry[]) => Promise<void>;
+  /**
+   * Holds the store's lane for one flush and returns its release (`Store.holdWrites`): background
+   * statements do not go between the flush's tables. Absent: nothing is held.
+   */
+  hold?: () => () => void;
   /** Schedules the buffer's cut (tests pass a fake clock). Default: setTimeout. */
   schedule?: (fn: () => void, ms: number) => { cancel(): void };
   metrics: StreamMetrics;
@@ -237,6 +242,8 @@ async function flushBatch(batch: SinkEntry[], opts: SinkOptions, memory: Memory)
   // a message delivered twice into one batch (a redelivery racing the first delivery) is inserted once
   const ids = new Set<string>();
   const firsts = held.filter((h) => !ids.has(h.entry.id) && ids.add(h.entry.id));
+  // the tables go one after another: the hold keeps background statements from going between them
+  const release = opts.hold?.();
   try {
     for (const table of TABLES) {
       const units = firsts.flatMap((h) => unitsOf(h.entry.id, h.entry.rows, h.progress)).filter((u) => !isDone(u, table) && (u.rows[table]?.length ?? 0) > 0);
@@ -247,6 +254,8 @@ async function flushBatch(batch: SinkEntry[], opts: SinkOptions, memory: Memory)
     opts.log.warn({ err, messages: batch.length }, 'insert failed: batch handed back for redelivery');
     for (const e of batch) e.retry(err);
     return;
+  } finally {
+    release?.();
   }
   await complete(held, opts, memory);
 }

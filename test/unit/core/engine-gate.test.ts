@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createEngineGate, gatedConnection, STORE_RUN, type Lane } from '../../../core/engine-gate.js';
+import { createEngineGate, gatedConnection, HOLD_IDLE_MS, STORE_RUN, type Lane } from '../../../core/engine-gate.js';
 
 /** A statement that finishes when the test says so, recording when it started. */
 function statement(log: string[], name: string) {
@@ -149,6 +149,84 @@ test('reads take turns with store and background statements alike', async () => 
   await h.finishLast(7);
   await h.settled();
   assert.equal(h.started, ['bg0', 'r1', 's1', 'r2', 's2', 'r3', 'bg1'], 'a read after every other statement; among the others the store lane first');
+});
+
+/**
+ * A flush as the sink makes it: its tables one after another, each submitted a turn of the event
+ * loop after the one before ended (its bytes are written to a file first), under a hold or not.
+ * Background statements are queued before it; returns the order statements started in.
+ */
+async function flushBehindBackground(tables: number, held: boolean): Promise<string[]> {
+  const gate = createEngineGate();
+  const started: string[] = [];
+  const byName = new Map<string, ReturnType<typeof statement>>();
+  const submit = (lane: Lane, name: string) => {
+    const st = statement(started, name);
+    byName.set(name, st);
+    return gate.run(lane, st.fn);
+  };
+  const all = [submit('background', 'bg0'), submit('background', 'bg1'), submit('background', 'bg2')];
+  const release = held ? gate.hold() : () => undefined;
+  const flush = (async () => {
+    for (let t = 1; t <= tables; t++) {
+      await tick();
+      await submit('store', `t${t}`);
+    }
+    release();
+  })();
+  await tick();
+  // finish whatever runs, one statement at a time, until every statement has run
+  for (let done = 0; done < tables + 3; done++) {
+    for (let i = 0; i < 4 && byName.get(started[started.length - 1]!) === undefined; i++) await tick();
+    const running = started[started.length - 1]!;
+    byName.get(running)!.finish();
+    byName.delete(running);
+    for (let i = 0; i < 3; i++) await tick();
+  }
+  await Promise.all([...all, flush]);
+  return started;
+}
+
+test('a held store lane keeps background work out between a flush\'s tables; without the hold each table waited for one', async () => {
+  assert.equal(await flushBehindBackground(3, true), ['bg0', 't1', 't2', 't3', 'bg1', 'bg2'], 'held: the flush\'s tables in a row');
+  assert.equal(await flushBehindBackground(3, false), ['bg0', 't1', 'bg1', 't2', 'bg2', 't3'], 'not held: background work between the tables');
+});
+
+test('a hold still lets one background statement go after STORE_RUN store statements in a row', async () => {
+  const started = await flushBehindBackground(STORE_RUN + 2, true);
+  assert.equal(started.slice(0, STORE_RUN + 3), ['bg0', 't1', 't2', 't3', 't4', 'bg1', 't5'].slice(0, STORE_RUN + 3));
+  assert.equal(started.length, STORE_RUN + 5);
+});
+
+test('under a hold with no store statement coming, background work waits HOLD_IDLE_MS at most; releasing the hold lets it go at once', async () => {
+  const gate = createEngineGate();
+  const started: string[] = [];
+  const release = gate.hold();
+  const bg = statement(started, 'bg');
+  const t0 = Date.now();
+  const p = gate.run('background', bg.fn);
+  await tick();
+  assert.equal(started, [], 'held: the idle engine waits for the store lane');
+  while (started.length === 0 && Date.now() - t0 < 2_000) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(started, ['bg']);
+  assert.ok(Date.now() - t0 >= HOLD_IDLE_MS - 5, `not before the idle bound (${Date.now() - t0} ms)`);
+  bg.finish();
+  await p;
+
+  const bg2 = statement(started, 'bg2');
+  const p2 = gate.run('background', bg2.fn);
+  await tick();
+  assert.equal(started, ['bg'], 'the hold is still on: the next background statement waits again');
+  release();
+  release();
+  assert.equal(started, ['bg', 'bg2'], 'released (twice: the second does nothing): it goes at once');
+  bg2.finish();
+  await p2;
+  const bg3 = statement(started, 'bg3');
+  const p3 = gate.run('background', bg3.fn);
+  assert.equal(started, ['bg', 'bg2', 'bg3'], 'no hold left');
+  bg3.finish();
+  await p3;
 });
 
 test('a failing or throwing statement frees the engine for the next one', async () => {
