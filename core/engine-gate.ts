@@ -100,18 +100,19 @@ export function createEngineGate(): EngineGate {
   };
   /** Hands the engine to the next statement, or marks it idle (for `HOLD_IDLE_MS` at most while a hold keeps background work waiting). */
   const release = () => {
-    if (holdTimer) {
-      clearTimeout(holdTimer);
-      holdTimer = undefined;
-    }
     const w = next();
     running = w !== undefined;
     if (w) {
+      if (holdTimer) {
+        clearTimeout(holdTimer);
+        holdTimer = undefined;
+      }
       // not returned: `finally(release)` would wait for the next statement too
       void w();
       return;
     }
-    if (holds > 0 && size('background') > 0) {
+    // the bound runs from the moment the engine went idle: statements arriving meanwhile do not renew it
+    if (holds > 0 && size('background') > 0 && !holdTimer) {
       holdTimer = setTimeout(() => {
         holdTimer = undefined;
         holdExpired = true;

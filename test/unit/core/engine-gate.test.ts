@@ -229,6 +229,26 @@ test('under a hold with no store statement coming, background work waits HOLD_ID
   await p3;
 });
 
+test('background statements arriving during a hold\'s idle time do not renew its bound', async () => {
+  const gate = createEngineGate();
+  const started: string[] = [];
+  const release = gate.hold();
+  const t0 = Date.now();
+  const runs: Array<Promise<string>> = [];
+  const statements: Array<ReturnType<typeof statement>> = [];
+  // a new background statement every 10 ms, for four times the bound
+  while (Date.now() - t0 < 4 * HOLD_IDLE_MS && started.length === 0) {
+    const st = statement(started, `bg${statements.length}`);
+    statements.push(st);
+    runs.push(gate.run('background', st.fn));
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(started, ['bg0'], `the first went once the engine had idled ${HOLD_IDLE_MS} ms (${Date.now() - t0} ms)`);
+  release();
+  for (const st of statements) st.finish();
+  await Promise.all(runs);
+});
+
 test('a failing or throwing statement frees the engine for the next one', async () => {
   const gate = createEngineGate();
   const started: string[] = [];
