@@ -147,6 +147,11 @@ export function canonicalTimestamp(v: unknown): string | undefined {
   return typeof v === 'string' && v.length === 24 && timeUnits(v, 3) !== undefined ? v : undefined;
 }
 
+/** A timestamp as stored (`parseTimestamp`'s time as ISO 8601 text), the canonical text kept as sent. */
+export function storedTimestamp(v: unknown): string | undefined {
+  return canonicalTimestamp(v) ?? parseTimestamp(v)?.toISOString();
+}
+
 /** OTLP nanoseconds (decimal string) to a Date; undefined when unset or outside STORABLE_TIME_MS. */
 export function fromNanos(nanos: string): Date | undefined {
   if (!nanos) return undefined;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Attributes, ContentBlock, Environment, MessageFacet } from '../../schemas/events.js';
 import { redact, redactDeep } from '../redact/redact.js';
 import { check } from '../validate.js';
-import { canonicalTimestamp, parseTimestamp } from './coerce.js';
+import { storedTimestamp } from './coerce.js';
 import { draft, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { jsonText } from './sanitize.js';
 import { LIMITS } from '../redact/cap.js';
@@ -30,10 +30,8 @@ export function normalizeDirect(ctx: NormalizeContext, raw: unknown, position: n
 /** The event's time as stored (ISO 8601, UTC), or why it is refused. */
 function time(ctx: NormalizeContext, v: unknown): { iso: string } | { reason: string } {
   if (v === undefined) return { iso: ctx.receiveTimeIso ?? iso(ctx.receiveTime) };
-  const canonical = canonicalTimestamp(v);
-  if (canonical) return { iso: canonical };
-  const d = typeof v === 'string' && !/^\d+(\.\d+)?$/.test(v.trim()) ? parseTimestamp(v) : undefined;
-  return d ? { iso: iso(d) } : { reason: 'timestamp must be an ISO 8601 date-time between 1900-01-01 and 2299-12-31' };
+  const at = typeof v === 'string' && !/^\d+(\.\d+)?$/.test(v.trim()) ? storedTimestamp(v) : undefined;
+  return at ? { iso: at } : { reason: 'timestamp must be an ISO 8601 date-time between 1900-01-01 and 2299-12-31' };
 }
 
 /** Text for search: `message` wins over `content`; else the text of `text` blocks. Redacted. */

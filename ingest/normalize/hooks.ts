@@ -1,5 +1,5 @@
 import type { Attributes, EventType, StoredType, ToolFacet } from '../../schemas/events.js';
-import { canonicalTimestamp, coerceAttributes, parseTimestamp, toBoolean, toNumber } from './coerce.js';
+import { coerceAttributes, storedTimestamp, toBoolean, toNumber } from './coerce.js';
 import { draft, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { commandOf, decisionOf, promptFacet } from './facets.js';
 import { command, errorText, sanitizeAttributes, storedJsonText } from './sanitize.js';
@@ -50,15 +50,14 @@ export function normalizeHook(ctx: NormalizeContext, payload: unknown, position:
   const isA = ctx.agent === 'agent-a';
   if (!name && isA) return { kind: 'malformed', reason: 'hook name missing (hook or hook_event_name)' };
   const sent = p['timestamp'] !== undefined && p['timestamp'] !== null && p['timestamp'] !== '';
-  const canonical = canonicalTimestamp(p['timestamp']);
-  const ts = sent && !canonical ? parseTimestamp(p['timestamp']) : undefined;
-  if (!isA && !canonical && !ts) return { kind: 'malformed', reason: sent ? 'timestamp is not parseable (or outside 1900-2299)' : 'timestamp is required' };
+  const ts = sent ? storedTimestamp(p['timestamp']) : undefined;
+  if (!isA && !ts) return { kind: 'malformed', reason: sent ? 'timestamp is not parseable (or outside 1900-2299)' : 'timestamp is required' };
   const attrs = coerceAttributes(p as Attributes);
   const type: EventType = hookType(ctx.agent, name);
   const ev = draft(ctx, {
     type,
     name,
-    event_time: canonical ?? iso(ts ?? ctx.receiveTime),
+    event_time: ts ?? iso(ctx.receiveTime),
     conversation_id: isA ? text(p['session_id']) : text(p['conversation_id']) || text(p['session_id']),
     user_id: text(p['user_id']) || text(p['user_email']),
     sequence: position,

@@ -1,6 +1,6 @@
 import type { AgentId, Attributes, StoredType } from '../../schemas/events.js';
 import type { OtlpLogRecord } from '../otlp/types.js';
-import { canonicalTimestamp, coerceAttributesInPlace, fromNanos, parseTimestamp, toBoolean, toNumber } from './coerce.js';
+import { coerceAttributesInPlace, fromNanos, storedTimestamp, toBoolean, toNumber } from './coerce.js';
 import { draft, environmentOf, firstText, iso, text, type EventDraft, type NormalizeContext } from './event.js';
 import { apiFacet, promptFacet, toolFacet } from './facets.js';
 import { sanitizeAttributes, sanitizeAttributesInPlace } from './sanitize.js';
@@ -65,8 +65,8 @@ export function storedTypeOf(agent: AgentId, name: string, attrs: Attributes): S
   return 'unknown';
 }
 
-function eventTime(r: OtlpLogRecord, attrs: Attributes, fallback: Date): Date {
-  return parseTimestamp(attrs['event.timestamp']) ?? fromNanos(r.timeUnixNano) ?? fromNanos(r.observedTimeUnixNano) ?? fallback;
+function eventTime(r: OtlpLogRecord, attrs: Attributes, fallback: Date): string {
+  return storedTimestamp(attrs['event.timestamp']) ?? iso(fromNanos(r.timeUnixNano) ?? fromNanos(r.observedTimeUnixNano) ?? fallback);
 }
 
 /**
@@ -86,7 +86,7 @@ export function normalizeLog(ctx: NormalizeContext, r: OtlpLogRecord, position: 
     agent,
     type,
     name,
-    event_time: canonicalTimestamp(attrs['event.timestamp']) ?? iso(eventTime(r, attrs, ctx.receiveTime)),
+    event_time: eventTime(r, attrs, ctx.receiveTime),
     conversation_id: isA ? firstText(attrs, 'session.id') : firstText(attrs, 'conversation.id', 'session.id'),
     user_id: isA
       ? firstText(attrs, 'user.account_uuid', 'user.id', 'user.account_id', 'user.email')
