@@ -257,6 +257,16 @@ export function createStore(config: Config): Store {
     const existing = lanes.get(lane);
     if (existing) return existing;
     const client = clientFor(lane);
+    /** The body as the request's data (a server: settings scoped to the request). */
+    const execInsert = async (target: string, columns: readonly string[], format: InsertFormat | 'JSONEachRow', body: Buffer, settings?: ClickHouseSettings) => {
+      const rs = await client.exec({
+        query: `INSERT INTO ${target} (${columns.join(', ')}) FORMAT ${format}`,
+        values: Readable.from([body], { objectMode: false }),
+        clickhouse_settings: { ...INSERT_SETTINGS, ...settings },
+      });
+      rs.stream.resume();
+      await new Promise<void>((resolve, reject) => rs.stream.once('end', resolve).once('error', reject).once('close', resolve));
+    };
     const insertBytes: Store['insertBytes'] = async (table, columns, body, settings, format = 'JSONCompactEachRow') => {
       if (body.length === 0) return;
       const target = qualified(table);
@@ -271,13 +281,7 @@ export function createStore(config: Config): Store {
         }
         return;
       }
-      const rs = await client.exec({
-        query: `INSERT INTO ${target} (${columns.join(', ')}) FORMAT ${format}`,
-        values: Readable.from([body], { objectMode: false }),
-        clickhouse_settings: { ...INSERT_SETTINGS, ...settings },
-      });
-      rs.stream.resume();
-      await new Promise<void>((resolve, reject) => rs.stream.once('end', resolve).once('error', reject).once('close', resolve));
+      await execInsert(target, columns, format, body, settings);
     };
     const store: Store = {
       client,
@@ -302,23 +306,20 @@ export function createStore(config: Config): Store {
       },
       async insert(table, rows, settings) {
         if (rows.length === 0) return;
-        if (rawInsert) {
-          // the engine's raw insert (settings in the statement, no session SETs): compact lines when
-          // the rows are uniform (about 0.6× the CPU of the client's named rows at 1,000 rows)
-          const compact = compactRows(rows);
-          if (compact) return insertBytes(table, compact.columns, compact.body, settings);
-          const named = namedLines(rows);
-          // rows that name no column at all (all defaults) go the client's way below
-          if (named.columns.length) {
-            try {
-              await rawInsert(lane, { table: qualified(table), values: Buffer.from(named.text), format: 'JSONEachRow', columns: named.columns, settings: statementSettings(settings) });
-            } catch (err) {
-              throw withStoreCode(err);
-            }
-            return;
-          }
+        // the rows' own text on both connections (core/row-text.ts: a lone surrogate becomes
+        // U+FFFD, where the client's text would fail the insert); compact lines when the rows are
+        // uniform (about 0.6× the engine's CPU of named rows at 1,000 rows)
+        const compact = compactRows(rows);
+        if (compact) return insertBytes(table, compact.columns, compact.body, settings);
+        const named = namedLines(rows);
+        // rows that name no column at all (all defaults) hold no text: the client's way
+        if (named.columns.length === 0) return void (await client.insert({ table: qualified(table), values: rows as object[], format: 'JSONEachRow', clickhouse_settings: per(settings) }));
+        if (!rawInsert) return execInsert(qualified(table), named.columns, 'JSONEachRow', Buffer.from(named.text), settings);
+        try {
+          await rawInsert(lane, { table: qualified(table), values: Buffer.from(named.text), format: 'JSONEachRow', columns: named.columns, settings: statementSettings(settings) });
+        } catch (err) {
+          throw withStoreCode(err);
         }
-        await client.insert({ table: qualified(table), values: rows as object[], format: 'JSONEachRow', clickhouse_settings: per(settings) });
       },
       insertBytes,
       async ping() {

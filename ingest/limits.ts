@@ -1,7 +1,7 @@
 /**
  * What the edge checks so that every event it acknowledges is insertable (docs/ingestion.md
- * "Limits" and "What the store would refuse"): nesting depth, measured without recursion, and
- * the repair of text the store refuses (half of a surrogate pair).
+ * "Limits" and "What the store would refuse"): nesting depth, measured without recursion. The
+ * repair of text the store refuses (half of a surrogate pair) is core/row-text.ts `repairSerialized`.
  */
 import protobuf from 'protobufjs';
 
@@ -91,20 +91,4 @@ export function protoDeeperThan(type: protobuf.Type, buf: Uint8Array, limit: num
     } else return false;
   }
   return false;
-}
-
-/**
- * JSON.stringify writes half of a surrogate pair as an escape (`\udXXX`) and a whole pair as the
- * character itself, so every such escape in its output stands for a lone surrogate. Not preceded
- * by an odd run of backslashes (`\\ud800` is an escaped backslash followed by text).
- */
-const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
-
-/**
- * The JSON text `json` (output of JSON.stringify) with every lone surrogate replaced by U+FFFD.
- * ClickHouse refuses such text ("missing second part of surrogate pair"). Invalid UTF-8 never gets
- * this far: decoding the body to text already turns it into U+FFFD.
- */
-export function repairSerialized(json: string): string {
-  return json.includes('\\ud') ? json.replace(LONE_SURROGATE_ESCAPE, '$1\\ufffd') : json;
 }

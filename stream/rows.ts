@@ -8,7 +8,8 @@ import { storedContentBlocks } from '../schemas/content-blocks.js';
 import { storedValue, type RowRefs } from '../schemas/attribute-refs.js';
 import { setOwn } from '../core/own.js';
 import { effectClass } from './effect-class.js';
-import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, capText, resultText } from './analyses/snapshot.js';
+import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, resultText } from './analyses/snapshot.js';
+import { capText } from './analyses/text/prose.js';
 
 /**
  * The stream's tables, in the order the sink inserts a batch into them: what the data API shows

@@ -8,6 +8,7 @@ import type { ConversationSnapshot, SnapshotMessage, SnapshotToolCall } from './
 import type { Claim } from './hallucinations-claims.js';
 import { mentionedValues, moneyIn, normalizeForValues, type ParsedResult, type VocabularyValue } from './hallucinations-values.js';
 import { contentTerms, stem, STOPWORDS, words } from './text/tokens.js';
+import { capText, sliceText } from './text/prose.js';
 
 export type Verdict = 'contradicted' | 'verified' | 'unverified';
 
@@ -99,7 +100,7 @@ export function callsBefore(ctx: Context, m: SnapshotMessage): SnapshotToolCall[
 const snippet = (text: string, needle: string) => {
   const i = needle ? text.toLowerCase().indexOf(needle.toLowerCase()) : -1;
   const from = i < 0 ? 0 : Math.max(0, i - 60);
-  return text.slice(from, from + 160).trim();
+  return sliceText(text, from, from + 160).trim();
 };
 
 /** The latest call of `candidates` decides; a failure stands only if nothing later succeeded. */
@@ -181,7 +182,7 @@ export function checkNothing(ctx: Context, m: SnapshotMessage, since: number): C
   const last = reads[reads.length - 1];
   if (!last || last.success !== true) return UNVERIFIED;
   const empty = /^\s*(?:\[\s*\]|\{\s*\}|null|none|)\s*$/i.test(last.resultText) || /\bno (?:results|matches|records|items) found\b|^\s*0 results\b/i.test(last.resultText);
-  return empty ? { verdict: 'verified', call: last, quote: last.resultText.trim().slice(0, 160) || '(empty result)' } : UNVERIFIED;
+  return empty ? { verdict: 'verified', call: last, quote: capText(last.resultText.trim(), 160) || '(empty result)' } : UNVERIFIED;
 }
 
 /** Values named in a sentence must agree with the relevant result's fields of the same key. */
@@ -218,7 +219,7 @@ export function checkMoney(ctx: Context, m: SnapshotMessage, sentence: string, a
   const inWrites = (n: number) => before.some((p) => p.call.effectClass !== 'read' && p.call.effectClass !== 'compute' && p.call.success === true && p.amounts.has(n));
   if (action && PAYMENT_VERB.test(sentence) && !TOTAL_WORDS.test(sentence) && action.amounts.size > 0) {
     const missing = amounts.filter((n) => !inWrites(n));
-    if (missing.length) return { verdict: 'contradicted', call: action.call, quote: snippet(action.text, 'amount') || action.text.slice(0, 160) };
+    if (missing.length) return { verdict: 'contradicted', call: action.call, quote: snippet(action.text, 'amount') || capText(action.text, 160) };
     return { verdict: 'verified', call: action.call, quote: snippet(action.text, String(amounts[0])) };
   }
   // every amount must have come from somewhere: a result before the message, or the person

@@ -5,7 +5,7 @@
  * checked against calls named like cancel/delete/remove whatever the domain.
  */
 import { LiteralGates } from './text/gate.js';
-import { maskQuoted, sentenceSpans } from './text/prose.js';
+import { capText, maskQuoted, sentenceSpans } from './text/prose.js';
 
 export type ClaimType = 'action_done' | 'file_written' | 'tests_pass' | 'build_succeeded' | 'command_succeeded' | 'sent' | 'value_is' | 'failure_reported' | 'nothing_found' | 'statement';
 
@@ -158,7 +158,7 @@ export function extractClaims(text: string): Claim[] {
     const s = masked.slice(sp.start, sp.end);
     if (s.length < 8) return;
     const mk = marks[k] ?? NO_MARKS;
-    const claim = (type: ClaimType, action?: string): Claim => ({ type, text: text.slice(sp.start, sp.end).slice(0, MAX_TEXT).trim(), start: sp.start, ...(action ? { action } : {}) });
+    const claim = (type: ClaimType, action?: string): Claim => ({ type, text: capText(text.slice(sp.start, sp.end), MAX_TEXT).trim(), start: sp.start, ...(action ? { action } : {}) });
     // errors and empty results are reported facts even when phrased negatively
     if (mk.failure && !/\?\s*$/.test(s) && !/^\W*(?:if|once|when|unless)\b/i.test(s)) return void out.push(claim('failure_reported'));
     const hasClaim = mk.nothing || mk.tests || mk.build || mk.file || mk.command || mk.action || mk.money;

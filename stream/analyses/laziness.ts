@@ -34,7 +34,7 @@ import {
   type PatternRule,
 } from './laziness-patterns.js';
 import { LiteralGates } from './text/gate.js';
-import { codeBlocks, maskQuoted, sentenceSpans } from './text/prose.js';
+import { capText, codeBlocks, maskQuoted, sentenceSpans } from './text/prose.js';
 import { isToolResultOnly } from './text/turns.js';
 
 export const LAZINESS_VERSION = 1;
@@ -84,9 +84,9 @@ const PROSE_CODE_CONFIDENCE = 0.4;
 /** The sentence of `text` around offset `at`, or the match itself when the sentence is long. */
 function quoteAt(text: string, at: number, match: string): string {
   for (const sp of sentenceSpans(text)) {
-    if (sp.start <= at && at < sp.end) return sp.end - sp.start <= MAX_QUOTE ? text.slice(sp.start, sp.end) : match.slice(0, MAX_QUOTE);
+    if (sp.start <= at && at < sp.end) return sp.end - sp.start <= MAX_QUOTE ? text.slice(sp.start, sp.end) : capText(match, MAX_QUOTE);
   }
-  return match.slice(0, MAX_QUOTE);
+  return capText(match, MAX_QUOTE);
 }
 
 class Collector {
@@ -136,7 +136,7 @@ function checkCode(c: Collector, m: SnapshotMessage, code: string, replaced: str
     if (!hit) continue;
     const line = hit[0].trim();
     if (t.pasted.has(line) || (replaced && replaced.includes(line))) continue;
-    c.add(m.index, rule.pattern, inProse ? Math.min(rule.confidence, PROSE_CODE_CONFIDENCE) : rule.confidence, line.slice(0, MAX_QUOTE));
+    c.add(m.index, rule.pattern, inProse ? Math.min(rule.confidence, PROSE_CODE_CONFIDENCE) : rule.confidence, capText(line, MAX_QUOTE));
   }
   if (may[CODE_RULES.length] && SKIP_MARKER.test(code)) {
     const hit = SKIP_MARKER.exec(code)!;

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ConversationSnapshot, Segment, SegmentGoal } from './types.js';
-import { maskCode } from './text/prose.js';
+import { capText, maskCode } from './text/prose.js';
 import { squash } from './text/tokens.js';
 import { isCommandTurn, isHumanTurn, requestText } from './text/turns.js';
 
@@ -74,7 +74,7 @@ export const textHash = (text: string): string => createHash('sha1').update(text
 
 /** The goal text of every segment, in segment order. */
 export function segmentGoals(s: ConversationSnapshot, segments: readonly Segment[], summary: string): SegmentGoal[] {
-  const tail = summary ? squash(summary).slice(0, MAX_SUMMARY_CHARS) : '';
+  const tail = summary ? capText(squash(summary), MAX_SUMMARY_CHARS) : '';
   return segments.map((g) => {
     const parts: string[] = [];
     let length = 0;

@@ -11,6 +11,7 @@
 import type { ContentBlock } from '../../schemas/events.js';
 import { effectClass } from '../effect-class.js';
 import type { ConversationSnapshot, Role, SnapshotMessage, SnapshotToolCall } from './types.js';
+import { capText } from './text/prose.js';
 
 /** spec/data-api.md: tool call input and tool result content are truncated strings. */
 export const MAX_INPUT_CHARS = 4096;
@@ -50,12 +51,6 @@ export interface SnapshotInput {
 }
 
 const toText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
-/** At most `max` UTF-16 units, never ending in half of a surrogate pair (the store refuses one). */
-export function capText(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const code = s.charCodeAt(max - 1);
-  return s.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
 const cap = capText;
 
 /** Text of a tool result's content: strings as they are, arrays of text blocks joined. */

@@ -9,7 +9,7 @@
  * provenance is the person's turn. Generic phrasing only; code is masked first.
  */
 import type { SlotProvenance } from '../../schemas/world-state.js';
-import { maskCode } from './text/prose.js';
+import { capText, maskCode } from './text/prose.js';
 import { STOPWORDS } from './text/tokens.js';
 import { canonicalKey, isDurableKey, type Fact } from './world-state-slots.js';
 
@@ -68,7 +68,7 @@ const codeOk = (n: string, kind: string) => kind.toLowerCase() !== 'code' || COD
 /** Every id-like token a person says (ids, handles with digits, codes), in order; not e-mail parts or measures. */
 export function statedTokens(text: string): string[] {
   const out: string[] = [];
-  const u = maskCode(text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text);
+  const u = maskCode(capText(text, MAX_SCAN_CHARS));
   const n = u.length;
   let i = 0;
   // the words between runs of separators (`isSplitUnit`), in order; a word is cut out only when it

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Thread, ThreadStatus, ThreadTimelineEntry } from '../../schemas/world-state.js';
 import { withoutAck } from './segments-cues.js';
-import { cutAtWord } from './text/prose.js';
+import { capText, cutAtWord } from './text/prose.js';
 import { closureCue, correctionCue, deferralCue, requestCue, withdrawalCue } from './text/reactions.js';
 import type { SnapshotToolCall } from './types.js';
 
@@ -33,7 +33,7 @@ export const isHandoff = (c: SnapshotToolCall): boolean => HANDOFF.test(c.toolNa
 export const threadIdOf = (segmentId: string): string => 'thr_' + createHash('sha1').update(segmentId).digest('hex').slice(0, 12);
 
 /** At most `max` characters at a word boundary (long turns are clipped before whitespace is collapsed). */
-const clip = (text: string, max: number) => cutAtWord(text.length > 4 * max ? text.slice(0, 4 * max) : text, max);
+const clip = (text: string, max: number) => cutAtWord(capText(text, 4 * max), max);
 
 function goalText(turn: string): string {
   const t = turn.replace(/^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)(?: there)?\b[!,.]*\s*/i, '');

@@ -144,8 +144,25 @@ function onlyListNumber(text: string, start: number, i: number): boolean {
 }
 
 /**
+ * `s.slice(start, end)` without cutting a surrogate pair (an emoji, an astral letter) in half: an
+ * end inside a pair moves before it, a start inside one after it. The store refuses half a pair.
+ */
+export function sliceText(s: string, start: number, end = s.length): string {
+  const from = start > 0 && start < s.length && isLowSurrogate(s.charCodeAt(start)) && isHighSurrogate(s.charCodeAt(start - 1)) ? start + 1 : start;
+  const to = end > 0 && end < s.length && isHighSurrogate(s.charCodeAt(end - 1)) && isLowSurrogate(s.charCodeAt(end)) ? end - 1 : end;
+  return s.slice(from, Math.max(from, to));
+}
+
+/** At most `max` UTF-16 units, never ending in half of a surrogate pair. */
+export const capText = (s: string, max: number): string => (s.length <= max ? s : sliceText(s, 0, max));
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
  * Cuts a text to at most `max` characters at a word boundary, adding "…" when it was cut.
- * Whitespace is collapsed first.
+ * Whitespace is collapsed first. Never between the halves of a surrogate pair (an emoji, an
+ * astral letter): the store refuses half of one.
  */
 export function cutAtWord(text: string, max: number): string {
   const t = text.replace(/\s+/g, ' ').trim();
@@ -154,6 +171,7 @@ export function cutAtWord(text: string, max: number): string {
   // the last word boundary that leaves room for the ellipsis; never inside a word
   let cut = max - 1;
   while (cut > 0 && isWordChar(t[cut - 1]!) && isWordChar(t[cut]!)) cut--;
+  if (isHighSurrogate(t.charCodeAt(cut - 1)) && isLowSurrogate(t.charCodeAt(cut))) cut--;
   const head = t.slice(0, cut).replace(/[\s,;:.\-–—(]+$/, '');
   return head ? head + '…' : '';
 }

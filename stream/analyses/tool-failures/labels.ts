@@ -5,6 +5,7 @@
  * the error text does not say.
  */
 import type { FailureFamily } from '../types.js';
+import { capText } from '../text/prose.js';
 
 const SHOWN: Record<string, string> = {
   '<PATH>': '‹path›',
@@ -32,7 +33,7 @@ export function labelOf(masked: string): string {
     .replace(/\s+/g, ' ')
     .replace(/[\s:;,.-]+$/, '')
     .trim();
-  if (s.length > MAX_LABEL) s = s.slice(0, MAX_LABEL).replace(/\s+\S*$/, '') + '…';
+  if (s.length > MAX_LABEL) s = capText(s, MAX_LABEL).replace(/\s+\S*$/, '') + '…';
   if (!s) return 'Failed';
   // a sentence starts upper case; a program name ("cd to …", "cat: …") keeps its spelling
   return /^[a-z][a-z'-]{2,} \S+ \S/.test(s) ? s[0]!.toUpperCase() + s.slice(1) : s;

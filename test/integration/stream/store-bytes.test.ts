@@ -168,6 +168,30 @@ for (const which of ['embedded', 'server'] as const) {
       { id: 5, name: 'dflt', n: null, tags: [], at: '2020-01-01 00:00:00.000', m: { a: 'b' } },
     ]);
   });
+
+  test(`${which}: a text holding half of an emoji is stored with U+FFFD in its place, its whole insert with it (uniform rows, named rows, arrays)`, async () => {
+    const store = storeOf();
+    const table = `halves_${which}`;
+    await store.command(`CREATE TABLE {{db}}.${table} (id UInt32, text String DEFAULT '', tags Array(String)) ENGINE = MergeTree ORDER BY id`);
+    const smile = '\u{1F600}';
+    const high = smile.slice(0, 1);
+    const low = smile.slice(1);
+    // the engine refuses this text as JSON: the premise of the repair
+    const refused = await store.command(`INSERT INTO {{db}}.${table} FORMAT JSONCompactEachRow ${JSON.stringify([0, `a${high}`, []])}`).then(() => false, () => true);
+    assert.ok(refused, 'the engine refuses half of a pair in JSON text');
+    await store.insert(table, [
+      { id: 1, text: `cut here ${high}`, tags: [`${low}tail`] },
+      { id: 2, text: `whole ${smile} and a literal \\ud83d`, tags: [] },
+    ]);
+    await store.insert(table, [{ id: 3, text: `${high}${high}${smile}` }, { id: 4, tags: [high] }]);
+    const rows = await store.query<{ id: number; text: string; tags: string[] }>(`SELECT id, text, tags FROM {{db}}.${table} ORDER BY id`);
+    assert.equal(rows, [
+      { id: 1, text: 'cut here \uFFFD', tags: ['\uFFFDtail'] },
+      { id: 2, text: `whole ${smile} and a literal \\ud83d`, tags: [] },
+      { id: 3, text: `\uFFFD\uFFFD${smile}`, tags: [] },
+      { id: 4, text: '', tags: ['\uFFFD'] },
+    ]);
+  });
 }
 
 test.run();

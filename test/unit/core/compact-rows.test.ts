@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compactRows } from '../../../core/clickhouse.js';
+import { namedLines } from '../../../core/row-text.js';
 
 const lines = (r: ReturnType<typeof compactRows>) => r!.body.toString().split('\n');
 
@@ -25,6 +26,16 @@ test('rows that omit a key, add one, or hold undefined are left to the named for
   assert.is(compactRows([{ a: 1 }, { b: 1 }]), undefined);
   assert.is(compactRows([{ a: 1, b: undefined }]), undefined);
   assert.is(compactRows([{}]), undefined);
+});
+
+test('half of a surrogate pair becomes U+FFFD in both formats; whole pairs and an escaped backslash before "ud" stay as they are', () => {
+  const smile = '\u{1F600}';
+  const rows = [{ a: `x${smile.slice(0, 1)}`, b: [smile.slice(1), smile] }, { a: 'a literal \\ud83d', b: [] }];
+  const parse = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown);
+  assert.equal(parse(compactRows(rows)!.body.toString()), [['x\uFFFD', ['\uFFFD', smile]], ['a literal \\ud83d', []]]);
+  assert.equal(parse(namedLines([{ a: smile.slice(1) }, { b: [`${smile.slice(0, 1)}y`] }]).text), [{ a: '\uFFFD' }, { b: ['\uFFFDy'] }]);
+  // the lines hold no escape of half a pair any more (what the engine refuses)
+  assert.not.match(compactRows(rows)!.body.toString(), /(?<!\\)(?:\\\\)*\\ud[89a-f]/);
 });
 
 test.run();

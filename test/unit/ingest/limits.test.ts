@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import protobuf from 'protobufjs';
-import { jsonDeeperThan, MAX_PROTO_DEPTH, protoDeeperThan, repairSerialized } from '../../../ingest/limits.js';
+import { jsonDeeperThan, MAX_PROTO_DEPTH, protoDeeperThan } from '../../../ingest/limits.js';
+import { repairSerialized } from '../../../core/row-text.js';
 import { canonicalTimestamp, parseTimestamp, fromNanos, toCount, toNumber } from '../../../ingest/normalize/coerce.js';
 import { mulberry32 } from '../../../core/random.js';
 import { errorCodes } from '../../../core/errors.js';
