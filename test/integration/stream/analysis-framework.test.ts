@@ -54,6 +54,28 @@ test('every analyzer records its outcome and version for every analyzed conversa
   assert.ok(await eventually(() => allOk('fw-2'), { timeoutMs: 20_000 }));
 });
 
+test('conversations whose summaries would be cut inside an emoji are analyzed and stored, with their neighbours in the batch', async () => {
+  const smile = '\u{1F600}';
+  const dense = (shift: number) => 'a'.repeat(shift) + Array.from({ length: 60 }, (_, i) => (i % 5 === 0 ? 'word ' : smile)).join('');
+  const now = Date.now() - 50_000;
+  const ids = Array.from({ length: 6 }, (_, i) => `fw-emoji-${i}`);
+  const emoji: unknown[] = ids.flatMap((id, shift) => [
+    { conversation_id: id, role: 'user', message: `${dense(shift)} please fix the failing test ${dense(shift)}`, timestamp: new Date(now).toISOString() },
+    { conversation_id: id, role: 'assistant', message: `I fixed it ${dense(shift)} and the tests pass`, timestamp: new Date(now + 1000).toISOString() },
+  ]);
+  await post([...emoji, ...conversation('fw-plain', now)]);
+  for (const id of [...ids, 'fw-plain']) assert.ok(await eventually(() => allOk(id), { timeoutMs: 20_000 }), `${id} analyzed: ${JSON.stringify(await states(id))}`);
+  const rows = await ts.system.rt.store.query<{ c: string; summary: string }>(
+    "SELECT conversation_id AS c, summary FROM {{db}}.conversation_summaries FINAL WHERE tenant_id = 'default' AND conversation_id IN {ids:Array(String)} ORDER BY c",
+    { ids },
+  );
+  assert.equal(rows.map((r) => r.c), ids);
+  for (const r of rows) {
+    assert.ok(r.summary.includes(smile), `${r.c}: ${r.summary}`);
+    assert.not.ok(r.summary.includes('\uFFFD'), `${r.c}: cut between the halves of an emoji: ${r.summary}`);
+  }
+});
+
 test('an analyzer whose table cannot be written fails alone, retries, and gives up after STREAM_MAX_DELIVER failures', async () => {
   failTable = 'conversation_tool_calls';
   await post(conversation('fw-bad', Date.now() - 30_000));
