@@ -6,6 +6,7 @@
  * key omitted or undefined: the column's default) stay objects and are inserted as before.
  */
 import { compactLines } from '../../core/row-text.js';
+import { capText } from '../analyses/text/prose.js';
 import type { AnalyzerFailure } from './writer.js';
 import type { ItemOutcome, WorkOutput } from './work.js';
 
@@ -26,9 +27,14 @@ function encode(rows: readonly object[]): EncodedTable | undefined {
 /** The `tool_call_rollup_state` rows of a batch (its facts without the deletion mark). */
 export const toolStateRows = (out: Pick<WorkOutput, 'toolState'>) => out.toolState.map(({ is_deleted: _d, ...r }) => r);
 
-/** An analyzer's outcome for one conversation after the batch's writes (`failedWrites`: analyzers whose table could not be written). */
-function judge(item: ItemOutcome, o: ItemOutcome['outcomes'][number], maxAttempts: number, failedWrites: ReadonlyMap<string, string>) {
-  const writeError = failedWrites.get(o.name);
+/** The error of an analyzer's write for one conversation of the batch; undefined when its rows were stored. */
+export type WriteFailureOf = (analyzer: string, tenantId: string, conversationId: string) => string | undefined;
+
+const noWriteFailures: WriteFailureOf = () => undefined;
+
+/** An analyzer's outcome for one conversation after the batch's writes. */
+function judge(item: ItemOutcome, o: ItemOutcome['outcomes'][number], maxAttempts: number, failureOf: WriteFailureOf) {
+  const writeError = failureOf(o.name, item.tenantId, item.conversationId);
   const ok = o.ok && !writeError;
   const attempts = ok ? 0 : 1 + (item.previousAttempts[o.name] ?? 0);
   const error = ok ? '' : o.error ?? writeError ?? 'failed';
@@ -36,12 +42,12 @@ function judge(item: ItemOutcome, o: ItemOutcome['outcomes'][number], maxAttempt
 }
 
 /** The analyzers that failed for a conversation of the batch (their own error or their table's write). */
-export function outcomeFailures(items: readonly ItemOutcome[], maxAttempts: number, failedWrites: ReadonlyMap<string, string>): AnalyzerFailure[] {
+export function outcomeFailures(items: readonly ItemOutcome[], maxAttempts: number, failureOf: WriteFailureOf): AnalyzerFailure[] {
   const failures: AnalyzerFailure[] = [];
   for (const item of items) {
     for (const o of item.outcomes) {
-      if (o.ok && !failedWrites.has(o.name)) continue;
-      const j = judge(item, o, maxAttempts, failedWrites);
+      const j = judge(item, o, maxAttempts, failureOf);
+      if (j.ok) continue;
       failures.push({ tenantId: item.tenantId, conversationId: item.conversationId, analyzer: o.name, error: j.error, attempts: j.attempts, retry: !j.giveUp });
     }
   }
@@ -49,11 +55,11 @@ export function outcomeFailures(items: readonly ItemOutcome[], maxAttempts: numb
 }
 
 /** The outcome of every analyzer of every conversation: the `analysis_state` rows. */
-export function stateRows(items: readonly ItemOutcome[], version: number, maxAttempts: number, failedWrites: ReadonlyMap<string, string>): Record<string, unknown>[] {
+export function stateRows(items: readonly ItemOutcome[], version: number, maxAttempts: number, failureOf: WriteFailureOf): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const item of items) {
     for (const o of item.outcomes) {
-      const j = judge(item, o, maxAttempts, failedWrites);
+      const j = judge(item, o, maxAttempts, failureOf);
       rows.push({
         tenant_id: item.tenantId,
         conversation_id: item.conversationId,
@@ -61,7 +67,7 @@ export function stateRows(items: readonly ItemOutcome[], version: number, maxAtt
         version,
         analyzer_version: o.version,
         outcome: j.ok ? 'ok' : j.giveUp ? 'failed' : 'error',
-        error: j.error.slice(0, 2000),
+        error: capText(j.error, 2000),
         attempts: j.attempts,
         item_keys: (j.ok ? item.keys[o.name] : item.previousKeys[o.name]) ?? [],
         message_count: item.messageCount,
@@ -93,7 +99,7 @@ export function encodeWorkOutput(out: WorkOutput, version: number, maxAttempts?:
   const buffers = Object.values(encoded).map((e) => e.body.buffer as ArrayBuffer);
   out.encoded = encoded;
   if (maxAttempts !== undefined) {
-    const outcomes = stateRows(out.items, version, maxAttempts, new Map());
+    const outcomes = stateRows(out.items, version, maxAttempts, noWriteFailures);
     const table = outcomes.length ? encode(outcomes) : undefined;
     if (table) {
       out.encodedState = { version, maxAttempts, table };

@@ -9,8 +9,10 @@
  *      the tool-failure daily rows, which the next paced pass recomputes);
  *   4. the outcome of every analyzer of every conversation (`analysis_state`).
  * A table that cannot be written (after transient retries) fails only the analyzers that own it —
- * and those that need them — for the batch's conversations; the others' results stand. Only a
- * failure to record the outcomes fails the whole batch (it is then redelivered and recomputed).
+ * and those that need them — for the batch's conversations; the others' results stand. Rows the
+ * engine refuses are found by halves (refused-rows.ts): they fail those analyzers for their own
+ * conversations only. Only a failure to record the outcomes fails the whole batch (it is then
+ * redelivered and recomputed).
  */
 import { isTransientClickHouseError, type Store } from '../../core/clickhouse.js';
 import type { Logger } from '../../core/log.js';
@@ -18,7 +20,8 @@ import { withRetry } from '../../core/retry.js';
 import { nextVersion } from './version.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import type { WorkOutput } from './work.js';
-import { outcomeFailures, stateRows, toolStateRows } from './work-bytes.js';
+import { outcomeFailures, stateRows, toolStateRows, type WriteFailureOf } from './work-bytes.js';
+import { conversationKey, insertFindingRefused, lineRows, objectRows } from './refused-rows.js';
 import { bufferOf } from '../../core/bytes.js';
 
 export interface WriteOptions {
@@ -58,6 +61,11 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
     });
   /** Analyzers whose write failed in this batch, with the error. */
   const failedWrites = new Map<string, string>();
+  /** Analyzers some of whose rows the engine refused: the conversations of those rows, with the error. */
+  const failedRows = new Map<string, Map<string, string>>();
+  const failureOf: WriteFailureOf = (analyzer, tenantId, conversationId) => failedWrites.get(analyzer) ?? failedRows.get(analyzer)?.get(conversationKey(tenantId, conversationId));
+  /** The conversations whose rows the engine refused in the write under way (`insertTable`). */
+  let refused = new Map<string, string>();
   const write = async (analyzer: string, what: string, fn: () => Promise<unknown>) => {
     const needs = analyzerByName.get(analyzer)?.needs ?? [];
     const blocked = needs.find((n) => failedWrites.has(n));
@@ -65,19 +73,30 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
       failedWrites.set(analyzer, `needs ${blocked}, whose write failed`);
       return;
     }
+    // what a needed analyzer could not store for some conversations fails this one for them too
+    const inherited = new Map<string, string>();
+    for (const n of needs) for (const key of failedRows.get(n)?.keys() ?? []) inherited.set(key, `needs ${n}, whose write failed`);
     try {
-      await retry(what, fn);
+      await retry(what, () => {
+        refused = new Map();
+        return fn();
+      });
     } catch (err) {
       log.warn({ err: describe(err), analyzer, what }, 'analysis write failed: the analyzer will be retried');
       failedWrites.set(analyzer, describe(err));
+      return;
     }
+    if (refused.size) log.warn({ err: [...refused.values()][0], analyzer, what, conversations: refused.size }, 'the engine refused rows of some conversations: their analyzer will be retried');
+    const failed = new Map([...inherited, ...refused]);
+    if (failed.size) failedRows.set(analyzer, failed);
   };
 
   /** A table's bytes from the analysis thread, or its rows; nothing when it has no rows. */
   const insertTable = async (table: string, rows: readonly Record<string, unknown>[] | undefined) => {
     // a merged output (several analysis threads) may hold a table in bytes and in rows at once
-    for (const e of encodedOf(table)) await store.insertBytes(table, e.columns, bufferOf(e.body));
-    if (rows?.length) await store.insert(table, rows);
+    const parts = encodedOf(table).map((e) => lineRows(store, table, e.columns, bufferOf(e.body)));
+    if (rows?.length) parts.push(objectRows(store, table, rows));
+    for (const p of parts) for (const [key, error] of await insertFindingRefused(p)) refused.set(key, error);
   };
   const encodedOf = (table: string) => [out.encoded?.[table], ...(out.encodedMore?.[table] ?? [])].filter((e) => e !== undefined);
   const has = (table: string, rows: readonly unknown[] | undefined) => Boolean(encodedOf(table).length || rows?.length);
@@ -102,11 +121,11 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
   // the one write whose failure redelivers the batch: without it the next run would not know what to
   // tombstone. The thread's bytes hold these rows as they are when every write succeeded.
   const pre = out.encodedState;
-  const prebuilt = failedWrites.size === 0 && pre?.version === opts.version && pre.maxAttempts === opts.maxAttempts ? pre.table : undefined;
+  const prebuilt = failedWrites.size === 0 && failedRows.size === 0 && pre?.version === opts.version && pre.maxAttempts === opts.maxAttempts ? pre.table : undefined;
   if (prebuilt) await retry('analysis_state', () => store.insertBytes('analysis_state', prebuilt.columns, bufferOf(prebuilt.body)));
   else {
-    const rows = stateRows(out.items, opts.version, opts.maxAttempts, failedWrites);
+    const rows = stateRows(out.items, opts.version, opts.maxAttempts, failureOf);
     if (rows.length) await retry('analysis_state', () => store.insert('analysis_state', rows));
   }
-  return outcomeFailures(out.items, opts.maxAttempts, failedWrites);
+  return outcomeFailures(out.items, opts.maxAttempts, failureOf);
 }

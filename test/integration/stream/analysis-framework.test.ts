@@ -17,7 +17,8 @@ import { failingInserts } from './helpers.js';
 
 let ts: TestSystem;
 let failTable: string | undefined;
-const failing = failingInserts(() => failTable);
+let refuse: { table: string; text: string } | undefined;
+const failing = failingInserts(() => failTable, () => refuse);
 
 const conversation = (id: string, at: number) => [
   { conversation_id: id, role: 'user', message: 'please cancel reservation ABC123', timestamp: new Date(at).toISOString() },
@@ -95,6 +96,38 @@ test('an analyzer whose table cannot be written fails alone, retries, and gives 
   const drained = await eventually(async () => ((await ts.system.rt.bus.jsm.streams.info('ANALYZE')).state.messages === 0 ? true : undefined), { timeoutMs: 10_000 });
   assert.ok(drained);
   failTable = undefined;
+});
+
+test('a row the engine refuses fails its own conversation\'s analyzer only; the rest of the batch is stored', async () => {
+  refuse = { table: 'conversation_summaries', text: 'fw-poison' };
+  try {
+    const now = Date.now() - 20_000;
+    const neighbours = ['fw-near-1', 'fw-near-2', 'fw-near-3'];
+    await post([...conversation('fw-poison', now), ...neighbours.flatMap((id, i) => conversation(id, now + i * 100))]);
+    for (const id of neighbours) assert.ok(await eventually(() => allOk(id), { timeoutMs: 20_000 }), `${id} analyzed: ${JSON.stringify(await states(id))}`);
+    const gaveUp = await eventually(async () => {
+      const s = (await states('fw-poison')).find((x) => x.analyzer === 'summary');
+      return s?.outcome === 'failed' ? s : undefined;
+    }, { timeoutMs: 30_000 });
+    assert.ok(gaveUp, `summary of fw-poison gave up: ${JSON.stringify(await states('fw-poison'))}`);
+    // the poisoned conversation's other analyzers stand, and so does every neighbour's summary
+    const others = (await states('fw-poison')).filter((x) => x.analyzer !== 'summary');
+    assert.ok(others.every((x) => x.outcome === 'ok'), JSON.stringify(others));
+    const summaries = await ts.system.rt.store.query<{ c: string }>(
+      "SELECT conversation_id AS c FROM {{db}}.conversation_summaries FINAL WHERE tenant_id = 'default' AND conversation_id IN {ids:Array(String)} ORDER BY c",
+      { ids: ['fw-poison', ...neighbours] },
+    );
+    assert.equal(summaries.map((r) => r.c), neighbours);
+    // and they were stored by the batch the poisoned one was in, not by a retry: no version of a
+    // neighbour's outcome (FINAL left out) records a failed summary
+    const neighbourFailures = await ts.system.rt.store.query<{ c: string; outcome: string }>(
+      "SELECT conversation_id AS c, outcome FROM {{db}}.analysis_state WHERE tenant_id = 'default' AND analyzer = 'summary' AND conversation_id IN {ids:Array(String)} AND outcome != 'ok'",
+      { ids: neighbours },
+    );
+    assert.equal(neighbourFailures, []);
+  } finally {
+    refuse = undefined;
+  }
 });
 
 test('a version change is recomputed by the backfill job, with its progress recorded', async () => {

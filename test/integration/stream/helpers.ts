@@ -24,16 +24,25 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The store with every insert into the table `failTable()` names refused (a permanent error, as a
- * refused insert would be): row inserts and the analysis thread's byte inserts alike.
+ * refused insert would be): row inserts and the analysis thread's byte inserts alike. With
+ * `refuse`, an insert into its table whose text holds its text is refused too, as the engine
+ * refuses a whole insert for one row it cannot take.
  */
-export const failingInserts = (failTable: () => string | undefined) => (store: Store): Store => ({
-  ...store,
-  insert: async (t, rows, s) => {
+export const failingInserts = (failTable: () => string | undefined, refuse: () => { table: string; text: string } | undefined = () => undefined) => (store: Store): Store => {
+  const refused = (t: string, text: () => string) => {
     if (t === failTable()) throw new Error(`injected failure of ${t}`);
-    return store.insert(t, rows, s);
-  },
-  insertBytes: async (t, columns, body, s, format) => {
-    if (t === failTable()) throw new Error(`injected failure of ${t}`);
-    return store.insertBytes(t, columns, body, s, format);
-  },
-});
+    const r = refuse();
+    if (r && r.table === t && text().includes(r.text)) throw new Error(`injected refusal of a row of ${t} holding ${r.text}`);
+  };
+  return {
+    ...store,
+    insert: async (t, rows, s) => {
+      refused(t, () => JSON.stringify(rows));
+      return store.insert(t, rows, s);
+    },
+    insertBytes: async (t, columns, body, s, format) => {
+      refused(t, () => body.toString());
+      return store.insertBytes(t, columns, body, s, format);
+    },
+  };
+};

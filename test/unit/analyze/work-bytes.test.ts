@@ -68,7 +68,7 @@ test('the outcome rows encoded on the thread are the ones the writer builds when
   encodeWorkOutput(out, 11, 5);
   const s = out.encodedState!;
   assert.equal([s.version, s.maxAttempts], [11, 5]);
-  assert.equal(named(s.table.columns, s.table.body), asJson(stateRows(plain.items, 11, 5, new Map())));
+  assert.equal(named(s.table.columns, s.table.body), asJson(stateRows(plain.items, 11, 5, () => undefined)));
 });
 
 /** A store that records what each insert would send, as named rows; `failing` tables refuse. */
