@@ -1,7 +1,9 @@
 /** Rows the engine refuses, found by halves (stream/analyze/refused-rows.ts): a fake table that refuses chosen rows. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { insertFindingRefused, SPLIT_BUDGET, type SplittableRows } from '../../../stream/analyze/refused-rows.js';
+import type { Store } from '../../../core/clickhouse.js';
+import { compactLines } from '../../../core/row-text.js';
+import { insertFindingRefused, lineRows, objectRows, SPLIT_BUDGET, type SplittableRows } from '../../../stream/analyze/refused-rows.js';
 
 /** `n` rows, row i of conversation `c<i % convs>`; an insert holding a refused row fails whole, like the engine's. */
 function table(n: number, refusedRows: ReadonlySet<number>, opts: { convs?: number; anonymous?: ReadonlySet<number>; transientAt?: number } = {}) {
@@ -57,6 +59,40 @@ test('several refused rows of one conversation are one refusal', async () => {
   const t = table(300, new Set([7, 107, 207]), { convs: 100 });
   const refused = await insertFindingRefused(t.rows);
   assert.equal([...refused.keys()], ['t\u0000c7']);
+});
+
+/** A store that refuses any insert holding `bad` in its text, and records the rows of the others. */
+function fakeStore(bad: string) {
+  const stored: string[] = [];
+  const check = (text: string) => {
+    if (text.includes(bad)) throw new Error(`refused: ${bad}`);
+  };
+  const store = {
+    async insertBytes(_t: string, _c: readonly string[], body: Buffer) {
+      check(body.toString());
+      stored.push(...body.toString().split('\n').filter(Boolean));
+    },
+    async insert(_t: string, rows: readonly object[]) {
+      check(JSON.stringify(rows));
+      stored.push(...rows.map((r) => JSON.stringify(r)));
+    },
+  } as unknown as Store;
+  return { store, stored };
+}
+
+test('the analysis thread\'s lines and row objects split at row boundaries; the refused row names its conversation', async () => {
+  const rows = Array.from({ length: 37 }, (_, i) => ({ tenant_id: 't', conversation_id: `conv-${i % 9}`, item_key: `k${i}`, text: i === 22 ? 'POISON "quoted"\nline' : `text ${i}` }));
+  const lines = compactLines(rows)!;
+  const asLines = fakeStore('POISON');
+  const refused = await insertFindingRefused(lineRows(asLines.store, 'x', lines.columns, Buffer.from(lines.text)));
+  assert.equal([...refused.keys()], ['t\u0000conv-4']);
+  assert.equal(asLines.stored.map((l) => (JSON.parse(l) as string[])[2]).sort(), rows.filter((_, i) => i !== 22).map((r) => r.item_key).sort());
+  const asObjects = fakeStore('POISON');
+  assert.equal([...(await insertFindingRefused(objectRows(asObjects.store, 'x', rows))).keys()], ['t\u0000conv-4']);
+  assert.is(asObjects.stored.length, 36);
+  // lines without a conversation column: the table fails as a whole
+  const noConv = compactLines(rows.map(({ conversation_id: _c, ...r }) => r))!;
+  await insertFindingRefused(lineRows(fakeStore('POISON').store, 'x', noConv.columns, Buffer.from(noConv.text))).then(() => assert.unreachable(), (err: Error) => assert.match(err.message, /refused: POISON/));
 });
 
 test.run();
