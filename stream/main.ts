@@ -9,6 +9,7 @@ import { createSink, type InsertFn } from './sink.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
 import { createGroupedDecoder, type DecodeFailure } from './decode-groups.js';
 import { startStatusResponder } from './status-responder.js';
+import { startRetryFailedResponder } from './analyze/retry-failed.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
 import type { Store } from '../core/clickhouse.js';
 import type { WorkOutput, WorkRequest } from './analyze/work.js';
@@ -162,6 +163,8 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
 
   // `tracehouse status` asks the running role for row counts (the embedded store is locked to it)
   const status = startStatusResponder(rt.bus.nc, rt.store, log);
+  // `tracehouse retry-analyses` asks it to run the analyses that gave up once more
+  const retryFailed = startRetryFailedResponder(rt.bus.nc, rt.store, rt.bus.js, cfg.analyzeDebounceMs, log);
 
   let closed = false;
   rt.metrics.onCollect(async () => {
@@ -191,6 +194,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
       if (closed) return;
       closed = true;
       status.stop();
+      retryFailed.stop();
       // the analyze consumer stops beside the store path: each ends its last fetch (up to a second)
       // at the same time; its running batch finishes, the jobs it holds are nakked for redelivery
       const analyzeStopped = analyze.stop();

@@ -3,9 +3,10 @@
  * embedded ClickHouse only the running process may open the data directory, so `tracehouse
  * status` asks it here instead of opening the store itself (docs/operations.md "Status").
  */
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Store } from '../core/clickhouse.js';
 import type { Logger } from '../core/log.js';
+import { startResponder } from '../core/responder.js';
 
 /** Request subject; replicas answer as one queue group (one reply per request). */
 export const STATUS_SUBJECT = 'tracehouse.status.tables';
@@ -28,21 +29,5 @@ export async function tableCounts(store: Store): Promise<Record<string, number>>
 }
 
 export function startStatusResponder(nc: NatsConnection, store: Store, log: Logger): { stop(): void } {
-  const sub: Subscription = nc.subscribe(STATUS_SUBJECT, {
-    queue: 'status',
-    callback: (err, msg) => {
-      if (err) {
-        log.warn({ err }, 'status subscription failed');
-        return;
-      }
-      tableCounts(store).then(
-        (tables) => msg.respond(JSON.stringify({ tables, at: new Date().toISOString() } satisfies TableStatus)),
-        (e: unknown) => {
-          log.warn({ err: e }, 'status request failed');
-          msg.respond(JSON.stringify({ error: String((e as Error)?.message ?? e).split('\n')[0] }));
-        },
-      );
-    },
-  });
-  return { stop: () => sub.unsubscribe() };
+  return startResponder(nc, STATUS_SUBJECT, 'status', async () => ({ tables: await tableCounts(store), at: new Date().toISOString() }) satisfies TableStatus, log);
 }

@@ -14,6 +14,8 @@ import { FRAMEWORK_ANALYZERS } from '../../../stream/analyze/tables.js';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { http } from '../../helpers/http.js';
 import { failingInserts } from './helpers.js';
+import { runCli } from '../../helpers/cli.js';
+import { RETRY_FAILED_SUBJECT } from '../../../stream/analyze/retry-failed.js';
 
 let ts: TestSystem;
 let failTable: string | undefined;
@@ -128,6 +130,32 @@ test('a row the engine refuses fails its own conversation\'s analyzer only; the 
   } finally {
     refuse = undefined;
   }
+});
+
+test('tracehouse retry-analyses runs the analyses that gave up once more: fixed causes end ok', async () => {
+  refuse = { table: 'conversation_summaries', text: 'fw-retry' };
+  try {
+    await post(conversation('fw-retry', Date.now() - 15_000));
+    const gaveUp = await eventually(async () => ((await states('fw-retry')).find((x) => x.analyzer === 'summary')?.outcome === 'failed' ? true : undefined), { timeoutMs: 30_000 });
+    assert.ok(gaveUp, `summary of fw-retry gave up: ${JSON.stringify(await states('fw-retry'))}`);
+  } finally {
+    refuse = undefined;
+  }
+  const refusedRequest = await ts.system.rt.bus.nc.request(RETRY_FAILED_SUBJECT, JSON.stringify({ limit: -1 }), { timeout: 10_000 });
+  assert.equal(refusedRequest.json(), { error: 'limit must be a positive integer' });
+  const r = await runCli(['retry-analyses', '--tenant', 'default', '--json'], ts.env);
+  assert.is(r.code, 0, r.stderr);
+  const answer = JSON.parse(r.stdout) as { conversations: number; analyzers: Record<string, number> };
+  assert.ok(answer.conversations >= 1 && answer.analyzers.summary! >= 1, r.stdout);
+  assert.ok(await eventually(() => allOk('fw-retry'), { timeoutMs: 20_000 }), `fw-retry analyzed again: ${JSON.stringify(await states('fw-retry'))}`);
+  const [summary] = await ts.system.rt.store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.conversation_summaries FINAL WHERE tenant_id = 'default' AND conversation_id = 'fw-retry'");
+  assert.is(summary!.n, '1');
+  // what gave up in the tests before (their faults are gone too) ends ok as well: nothing is left to queue
+  const drained = await eventually(async () => {
+    const again = await runCli(['retry-analyses'], ts.env);
+    return again.code === 0 && again.stdout === '0 conversations queued for analysis\n' ? true : undefined;
+  }, { timeoutMs: 40_000, intervalMs: 2000 });
+  assert.ok(drained, 'a later run queues nothing');
 });
 
 test('a version change is recomputed by the backfill job, with its progress recorded', async () => {
