@@ -138,6 +138,10 @@ test('tracehouse retry-analyses runs the analyses that gave up once more: fixed 
     await post(conversation('fw-retry', Date.now() - 15_000));
     const gaveUp = await eventually(async () => ((await states('fw-retry')).find((x) => x.analyzer === 'summary')?.outcome === 'failed' ? true : undefined), { timeoutMs: 30_000 });
     assert.ok(gaveUp, `summary of fw-retry gave up: ${JSON.stringify(await states('fw-retry'))}`);
+    // with the fault still in place until no analysis job is left: none may heal it by itself
+    const quiet = await eventually(async () => ((await ts.system.rt.bus.jsm.streams.info('ANALYZE')).state.messages === 0 ? true : undefined), { timeoutMs: 20_000 });
+    assert.ok(quiet, 'no analysis job left');
+    assert.is((await states('fw-retry')).find((x) => x.analyzer === 'summary')?.outcome, 'failed');
   } finally {
     refuse = undefined;
   }
