@@ -18,28 +18,41 @@ export const conversationKey = (tenantId: string, conversationId: string) => `${
 
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
-/** Rows that can be inserted by index range, each naming its conversation (or not). */
+/** Rows that can be inserted whole or by index range, each naming its conversation (or not). */
 export interface SplittableRows {
-  count: number;
+  /** Inserts every row as one statement. */
+  insertAll(): Promise<void>;
+  /** Rows in all (needed only once the whole insert failed). */
+  count(): number;
   /** Inserts rows [lo, hi). */
   insert(lo: number, hi: number): Promise<void>;
   /** The conversation key of row `i`; undefined when the row names none. */
   conversationOf(i: number): string | undefined;
 }
 
-/** Rows as JSONCompactEachRow lines (the analysis thread's bytes): a line per row, split at its newline. */
+/**
+ * Rows as JSONCompactEachRow lines (the analysis thread's bytes): a line per row, split at its
+ * newline. The lines are found only once a part of the body is needed: an insert that the engine
+ * takes whole never looks for them.
+ */
 export function lineRows(store: Store, table: string, columns: readonly string[], body: Buffer): SplittableRows {
-  const starts: number[] = [0];
-  for (let at = body.indexOf(0x0a); at >= 0 && at + 1 < body.length; at = body.indexOf(0x0a, at + 1)) starts.push(at + 1);
-  starts.push(body.length);
+  let found: number[] | undefined;
+  const starts = () => {
+    if (found) return found;
+    found = [0];
+    for (let at = body.indexOf(0x0a); at >= 0 && at + 1 < body.length; at = body.indexOf(0x0a, at + 1)) found.push(at + 1);
+    found.push(body.length);
+    return found;
+  };
   const tenant = columns.indexOf('tenant_id');
   const conversation = columns.indexOf('conversation_id');
   return {
-    count: starts.length - 1,
-    insert: (lo, hi) => (lo === 0 && hi === starts.length - 1 ? store.insertBytes(table, columns, body) : store.insertBytes(table, columns, body.subarray(starts[lo], starts[hi]))),
+    insertAll: () => store.insertBytes(table, columns, body),
+    count: () => starts().length - 1,
+    insert: (lo, hi) => store.insertBytes(table, columns, body.subarray(starts()[lo], starts()[hi])),
     conversationOf(i) {
       if (tenant < 0 || conversation < 0) return undefined;
-      const values = JSON.parse(body.subarray(starts[i], starts[i + 1]).toString()) as unknown[];
+      const values = JSON.parse(body.subarray(starts()[i], starts()[i + 1]).toString()) as unknown[];
       return typeof values[tenant] === 'string' && typeof values[conversation] === 'string' ? conversationKey(values[tenant], values[conversation]) : undefined;
     },
   };
@@ -48,8 +61,9 @@ export function lineRows(store: Store, table: string, columns: readonly string[]
 /** Row objects, inserted through `Store.insert`. */
 export function objectRows(store: Store, table: string, rows: readonly Record<string, unknown>[]): SplittableRows {
   return {
-    count: rows.length,
-    insert: (lo, hi) => store.insert(table, lo === 0 && hi === rows.length ? rows : rows.slice(lo, hi)),
+    insertAll: () => store.insert(table, rows),
+    count: () => rows.length,
+    insert: (lo, hi) => store.insert(table, rows.slice(lo, hi)),
     conversationOf(i) {
       const { tenant_id: t, conversation_id: c } = rows[i]!;
       return typeof t === 'string' && typeof c === 'string' ? conversationKey(t, c) : undefined;
@@ -65,29 +79,37 @@ export function objectRows(store: Store, table: string, rows: readonly Record<st
  */
 export async function insertFindingRefused(rows: SplittableRows, budget = SPLIT_BUDGET): Promise<Map<string, string>> {
   const refused = new Map<string, string>();
-  if (rows.count === 0) return refused;
-  let left = budget;
   let first: unknown;
-  const attempt = async (lo: number, hi: number): Promise<void> => {
-    try {
-      await rows.insert(lo, hi);
+  try {
+    // the whole table as one statement: the rows are found only when it fails
+    await rows.insertAll();
+    return refused;
+  } catch (err) {
+    if (isTransientClickHouseError(err)) throw err;
+    first = err;
+  }
+  let left = budget;
+  /** Rows [lo, hi), refused as a whole with `err`: a single row is reported, more are halved. */
+  const split = async (lo: number, hi: number, err: unknown): Promise<void> => {
+    if (hi - lo === 1) {
+      const key = rows.conversationOf(lo);
+      if (key === undefined) throw first;
+      if (!refused.has(key)) refused.set(key, describe(err));
       return;
-    } catch (err) {
-      if (isTransientClickHouseError(err)) throw err;
-      first ??= err;
-      if (hi - lo === 1) {
-        const key = rows.conversationOf(lo);
-        if (key === undefined) throw first;
-        if (!refused.has(key)) refused.set(key, describe(err));
-        return;
-      }
     }
     const mid = lo + ((hi - lo) >> 1);
     for (const [a, b] of [[lo, mid], [mid, hi]] as const) {
       if (left-- <= 0) throw first;
-      await attempt(a, b);
+      try {
+        await rows.insert(a, b);
+      } catch (e) {
+        if (isTransientClickHouseError(e)) throw e;
+        await split(a, b, e);
+      }
     }
   };
-  await attempt(0, rows.count);
+  const count = rows.count();
+  if (count === 0) throw first;
+  await split(0, count, first);
   return refused;
 }

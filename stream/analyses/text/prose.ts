@@ -171,8 +171,7 @@ export function cutAtWord(text: string, max: number): string {
   // the last word boundary that leaves room for the ellipsis; never inside a word
   let cut = max - 1;
   while (cut > 0 && isWordChar(t[cut - 1]!) && isWordChar(t[cut]!)) cut--;
-  if (isHighSurrogate(t.charCodeAt(cut - 1)) && isLowSurrogate(t.charCodeAt(cut))) cut--;
-  const head = t.slice(0, cut).replace(/[\s,;:.\-–—(]+$/, '');
+  const head = sliceText(t, 0, cut).replace(/[\s,;:.\-–—(]+$/, '');
   return head ? head + '…' : '';
 }
 

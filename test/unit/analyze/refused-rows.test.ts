@@ -10,7 +10,8 @@ function table(n: number, refusedRows: ReadonlySet<number>, opts: { convs?: numb
   const stored = new Map<number, number>();
   let statements = 0;
   const rows: SplittableRows = {
-    count: n,
+    insertAll: () => rows.insert(0, n),
+    count: () => n,
     async insert(lo, hi) {
       statements++;
       if (statements === opts.transientAt) throw Object.assign(new Error('timeout'), { code: '159' });
