@@ -30,14 +30,37 @@ export interface PipelineTask {
   receiveTime: string;
 }
 
-/** One normalized event serialized without `event_id` and `receive_time` (added at publish). */
+/**
+ * The resource and scope of an OTLP ResourceLogs/ScopeLogs group as JSON, shared by every event of
+ * the group: written once per bus message (`groups` of an IngestBatch v2), not once per event.
+ */
+export interface EventGroup {
+  resource: string;
+  scope: string;
+  /** UTF-8 bytes of `,"resource":<resource>,"scope":<scope>`: what the group adds to an event's v1 JSON. */
+  bytes: number;
+}
+
+/**
+ * One normalized event serialized without `event_id` and `receive_time` (added at publish), and
+ * without its resource and scope, which are its `group`'s. `eventJson` gives the whole event.
+ */
 export interface PreparedEvent {
   index: number;
   json: string;
+  group?: EventGroup;
   agent: AgentId;
   type: EventType;
   messageId?: string;
 }
+
+/** The event as one JSON object, its group's resource and scope last (the IngestBatch v1 form). */
+export function eventJson(e: Pick<PreparedEvent, 'json' | 'group'>): string {
+  return e.group ? `${e.json.slice(0, -1)},"resource":${e.group.resource},"scope":${e.group.scope}}` : e.json;
+}
+
+/** UTF-8 bytes of `eventJson(e)`, its size on the bus before groups are shared. */
+export const eventBytes = (e: Pick<PreparedEvent, 'json' | 'group'>): number => Buffer.byteLength(e.json) + (e.group?.bytes ?? 0);
 
 export type PipelineResult =
   | {
@@ -51,18 +74,26 @@ export type PipelineResult =
   | { kind: 'bad_request'; code: string; message: string };
 
 /**
- * JSON of objects shared by many events of one request: the resource and scope of an OTLP
- * ResourceLogs/ScopeLogs group are one object each for all of its records, serialized once.
- * Drafts never mutate them after normalization.
+ * The group of a resource and a scope object: an OTLP ResourceLogs/ScopeLogs group holds one object
+ * each for all of its records, so its JSON is made once. Drafts never mutate them after
+ * normalization. Repaired like the events' own JSON (a lone surrogate cannot span the boundary
+ * between two JSON values, so repairing the parts equals repairing the whole).
  */
-const sharedJson = new WeakMap<object, string>();
-function jsonOnce(v: object): string {
-  let json = sharedJson.get(v);
-  if (json === undefined) sharedJson.set(v, (json = JSON.stringify(v)));
-  return json;
+const GROUP_KEYS_BYTES = ',"resource":,"scope":'.length;
+const groups = new WeakMap<object, WeakMap<object, EventGroup>>();
+function groupOf(resource: object, scope: object): EventGroup {
+  let byScope = groups.get(resource);
+  if (byScope === undefined) groups.set(resource, (byScope = new WeakMap()));
+  let g = byScope.get(scope);
+  if (g === undefined) {
+    const r = repairSerialized(JSON.stringify(resource));
+    const s = repairSerialized(JSON.stringify(scope));
+    byScope.set(scope, (g = { resource: r, scope: s, bytes: Buffer.byteLength(r) + Buffer.byteLength(s) + GROUP_KEYS_BYTES }));
+  }
+  return g;
 }
 
-/** Serializes a draft without `receive_time`; the draft is consumed (not used afterwards). */
+/** Serializes a draft without `receive_time`, resource and scope; the draft is consumed (not used afterwards). */
 function serialize(d: EventDraft, index: number): PreparedEvent {
   const { resource, scope } = d;
   // undefined properties are left out by JSON.stringify: cheaper than copying the draft without them
@@ -70,10 +101,9 @@ function serialize(d: EventDraft, index: number): PreparedEvent {
   loose.receive_time = undefined;
   loose.resource = undefined;
   loose.scope = undefined;
-  const head = JSON.stringify(d);
   // the exact text that is published and inserted: repaired here, so nothing the store refuses is acknowledged
-  const json = repairSerialized(`${head.slice(0, -1)},"resource":${jsonOnce(resource)},"scope":${jsonOnce(scope)}}`);
-  const out: PreparedEvent = { index, json, agent: d.agent, type: d.type };
+  const json = repairSerialized(JSON.stringify(d));
+  const out: PreparedEvent = { index, json, group: groupOf(resource, scope), agent: d.agent, type: d.type };
   if (d.message) out.messageId = toWellFormed(d.message.message_id);
   return out;
 }

@@ -4,7 +4,7 @@ import type { Metrics } from '../core/metrics.js';
 import { UnavailableError } from '../core/errors.js';
 import type { SourceRoute } from '../schemas/events.js';
 import { CONSUMERS, ingestSubject, STREAMS } from '../schemas/subjects.js';
-import type { PreparedEvent } from './pipeline.js';
+import type { EventGroup, PreparedEvent } from './pipeline.js';
 
 export interface PublisherOptions {
   publishTimeoutMs: number;
@@ -41,45 +41,76 @@ export interface EncodedBatch {
   eventIds: string[];
 }
 
+/** A group of the message: how its events name it, and what the hash reads for it. */
+interface BatchGroup {
+  /** `,"group":<index>`, written into each event of the group. */
+  ref: string;
+  /** `,"resource":<resource>,"scope":<scope>}` and a newline: the end of the event's v1 JSON, hashed. */
+  hashed: Buffer;
+}
+
 /**
- * One IngestBatch message as bytes, built once from the pre-serialized events: no batch string is
- * built and then encoded again, and the hash reads the very bytes that are published.
+ * One IngestBatch message (v2) as bytes, built once from the pre-serialized events: no batch string
+ * is built and then encoded again, and the hash reads the very bytes that are published.
  *
- * Content-derived ids: the Nats-Msg-Id hashes tenant, source and the serialized events (which
- * exclude receive time), each followed by a newline, so a retried request maps to the same messages
- * and JetStream's duplicate window drops them. An event id is the first 96 bits of the message id
- * followed by the event's position in the batch as 8 hex digits: stable across retries, distinct
- * within a batch, and distinct across batches as long as their SHA-256 prefixes are (one hash per
- * batch, not per event).
+ * Layout: `{"v":2,…,"groups":[{"resource":…,"scope":…},…],"events":[` then, per event,
+ * `{"event_id":"<id>","receive_time":<time>,"group":<n>` and the event's own JSON with its opening
+ * brace turned into a comma. A group's resource and scope are written once per message, not once per
+ * event (an OTLP request's records share them; docs/ingestion.md "Publishing and backpressure").
+ * Each event's JSON is written first (and hashed in place), its id-and-time prefix after the hash is
+ * known. `sizes` are the events' own UTF-8 byte lengths (`json`, without the group) when the caller
+ * has them already.
  *
- * Layout: `{"v":1,…,"events":[` then, per event, `{"event_id":"<id>","receive_time":<time>` and the
- * event's own JSON with its opening brace turned into a comma. Each event's JSON is written first
- * (and hashed in place), its id-and-time prefix after the hash is known. `sizes` are the events'
- * UTF-8 byte lengths when the caller has them already.
+ * Content-derived ids: the Nats-Msg-Id hashes tenant, source and each event's v1 JSON (its own
+ * fields, then `resource` and `scope`; no receive time), each followed by a newline, so a retried
+ * request maps to the same messages and JetStream's duplicate window drops them, and the ids are
+ * those of the v1 layout. An event id is the first 96 bits of the message id followed by the event's
+ * position in the batch as 8 hex digits: stable across retries, distinct within a batch, and
+ * distinct across batches as long as their SHA-256 prefixes are (one hash per batch, not per event).
  */
 export function encodeBatch(
   tenant: string,
   source: SourceRoute,
   requestId: string,
   receiveTime: string,
-  events: ReadonlyArray<{ json: string }>,
+  events: ReadonlyArray<Pick<PreparedEvent, 'json' | 'group'>>,
   sizes: readonly number[] = events.map((e) => Buffer.byteLength(e.json)),
 ): EncodedBatch {
-  const head = `{"v":1,"tenant_id":${JSON.stringify(tenant)},"source":${JSON.stringify(source)},"request_id":${JSON.stringify(requestId)},"events":[`;
+  const n = events.length;
+  // the message's groups, in order of first use
+  const used = new Map<EventGroup, BatchGroup>();
+  const groupTexts: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const g = events[i]!.group;
+    if (g === undefined || used.has(g)) continue;
+    const tail = `,"resource":${g.resource},"scope":${g.scope}}`;
+    used.set(g, { ref: `,"group":${used.size}`, hashed: Buffer.from(`${tail}\n`) });
+    groupTexts.push(`{${tail.slice(1)}`);
+  }
+  const head = `{"v":2,"tenant_id":${JSON.stringify(tenant)},"source":${JSON.stringify(source)},"request_id":${JSON.stringify(requestId)},"groups":[${groupTexts.join(',')}],"events":[`;
   // the prefix of every event, with the id's place held by zeros until the hash is known
   const prefix = Buffer.from(`${EVENT_ID_KEY}${'0'.repeat(EVENT_ID_CHARS)}","receive_time":${JSON.stringify(receiveTime)}`);
-  const n = events.length;
   let total = Buffer.byteLength(head) + 2 + Math.max(0, n - 1);
-  for (let i = 0; i < n; i++) total += prefix.length + sizes[i]!;
+  for (let i = 0; i < n; i++) {
+    const g = events[i]!.group;
+    total += prefix.length + sizes[i]! + (g === undefined ? 0 : used.get(g)!.ref.length);
+  }
   const data = Buffer.allocUnsafe(total);
   let off = data.write(head, 0);
+  const ats = new Array<number>(n);
   const starts = new Array<number>(n);
   const h = createHash('sha256').update(`${tenant}\n${source}\n`);
   for (let i = 0; i < n; i++) {
+    const e = events[i]!;
+    const g = e.group === undefined ? undefined : used.get(e.group)!;
+    ats[i] = off;
     off += prefix.length;
+    if (g !== undefined) off += data.write(g.ref, off, 'latin1');
     starts[i] = off;
-    const written = data.write(events[i]!.json, off);
-    h.update(data.subarray(off, off + written)).update(NEWLINE);
+    const written = data.write(e.json, off);
+    // the event's v1 JSON: its own fields without the closing brace, then its group's
+    if (g === undefined) h.update(data.subarray(off, off + written)).update(NEWLINE);
+    else h.update(data.subarray(off, off + written - 1)).update(g.hashed);
     off += written;
     if (i < n - 1) data[off++] = COMMA;
   }
@@ -90,10 +121,9 @@ export function encodeBatch(
   const idPrefix = msgId.slice(0, 24);
   const eventIds = new Array<string>(n);
   for (let i = 0; i < n; i++) {
-    const at = starts[i]! - prefix.length;
-    prefix.copy(data, at);
+    prefix.copy(data, ats[i]!);
     eventIds[i] = idPrefix + i.toString(16).padStart(8, '0');
-    data.write(eventIds[i]!, at + EVENT_ID_KEY.length, 'latin1');
+    data.write(eventIds[i]!, ats[i]! + EVENT_ID_KEY.length, 'latin1');
     // the event's opening brace continues the object its prefix opened
     data[starts[i]!] = COMMA;
   }
@@ -146,9 +176,11 @@ export function createPublisher(bus: Bus, metrics: Metrics, opts: PublisherOptio
       if (events.length === 0) return [];
       const started = process.hrtime.bigint();
       const sizes = events.map((e) => Buffer.byteLength(e.json));
-      const groups = split(sizes, opts.publishBatchEvents, this.maxEventBytes());
+      // batches are cut by each event's whole size (its group's resource and scope included): a
+      // message never holds more than that, as each group is written at most once in it
+      const ranges = split(events.map((e, i) => sizes[i]! + (e.group?.bytes ?? 0)), opts.publishBatchEvents, this.maxEventBytes());
       const ids: string[] = [];
-      const pending = groups.map(([from, to]) => {
+      const pending = ranges.map(([from, to]) => {
         const { data, msgId, eventIds } = encodeBatch(tenant, source, requestId, receiveTime, events.slice(from, to), sizes.slice(from, to));
         ids.push(...eventIds);
         // msgID is sent as the Nats-Msg-Id header: the stream's duplicate window drops a retry
@@ -194,6 +226,7 @@ function split(sizes: readonly number[], maxEvents: number, maxBytes: number): A
   let from = 0;
   let bytes = 0;
   for (let i = 0; i < sizes.length; i++) {
+    // the prefix of an event (id, receive time, group) is under 120 bytes
     const size = sizes[i]! + 120;
     if (i > from && (i - from >= maxEvents || bytes + size > maxBytes)) {
       out.push([from, i]);

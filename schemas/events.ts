@@ -171,9 +171,15 @@ export interface IngestEvent {
 
 /** One JetStream message on `ingest.<tenant>.<source>`; its Nats-Msg-Id is derived from `events`. */
 export interface IngestBatch {
-  v: 1;
+  /** 1: every event holds its own `resource` and `scope`; 2: an event may name its `group` instead. */
+  v: 1 | 2;
   tenant_id: string;
   source: SourceRoute;
   request_id: string;
+  /** v2: the resource and scope of the events whose `group` is the entry's index (an OTLP ResourceLogs/ScopeLogs group). */
+  groups?: Array<Pick<IngestEvent, 'resource' | 'scope'>>;
   events: IngestEvent[];
 }
+
+/** An event as a v2 IngestBatch carries it: its resource and scope may be those of a group of the message. */
+export type WireEvent = IngestEvent & { group?: number };

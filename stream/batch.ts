@@ -2,7 +2,7 @@
  * Decoding and validation of one JetStream message of the INGEST stream. A message that fails here
  * can never be processed (a poison message): it is dead-lettered at once, not retried.
  */
-import type { IngestBatch, IngestEvent } from '../schemas/events.js';
+import type { IngestBatch, IngestEvent, WireEvent } from '../schemas/events.js';
 import { TENANT_PATTERN } from '../schemas/subjects.js';
 import { eventsToRows } from './rows.js';
 import { encodeTables, type TableBytes } from './row-bytes.js';
@@ -52,14 +52,34 @@ function parseBatch(data: Uint8Array | string): Parsed {
   }
   const b = parsed as Partial<IngestBatch>;
   if (!b || typeof b !== 'object' || Array.isArray(b)) return { kind: 'poison', reason: 'batch is not an object' };
-  if (b.v !== 1) return { kind: 'poison', reason: `unsupported batch version ${String(b.v)}` };
+  if (b.v !== 1 && b.v !== 2) return { kind: 'poison', reason: `unsupported batch version ${String(b.v)}` };
   if (typeof b.tenant_id !== 'string' || !TENANT_PATTERN.test(b.tenant_id)) return { kind: 'poison', reason: 'batch.tenant_id is missing or invalid' };
   if (!Array.isArray(b.events)) return { kind: 'poison', reason: 'batch.events is not an array' };
+  const groups = b.v === 2 ? b.groups ?? [] : [];
+  if (!Array.isArray(groups)) return { kind: 'poison', reason: 'batch.groups is not an array' };
   for (let i = 0; i < b.events.length; i++) {
-    const why = invalidEvent(b.events[i], b.tenant_id);
+    const why = (b.v === 2 && resolveGroup(b.events[i], groups)) || invalidEvent(b.events[i], b.tenant_id);
     if (why) return { kind: 'poison', reason: `events[${i}]: ${why}` };
   }
   return { kind: 'ok', batch: b as IngestBatch };
+}
+
+/**
+ * A v2 event that names a group takes the group's resource and scope (objects shared by the
+ * group's events: rows only read them); undefined when that worked or there is no group, else why not.
+ */
+function resolveGroup(e: unknown, groups: unknown[]): string | undefined {
+  if (!e || typeof e !== 'object' || Array.isArray(e)) return undefined;
+  const ev = e as WireEvent;
+  if (ev.group === undefined) return undefined;
+  const g = Number.isInteger(ev.group) ? groups[ev.group] : undefined;
+  if (!g || typeof g !== 'object' || Array.isArray(g)) return `event.group ${JSON.stringify(ev.group)} names no group of the batch`;
+  const { resource, scope } = g as Pick<IngestEvent, 'resource' | 'scope'>;
+  ev.resource = resource;
+  ev.scope = scope;
+  // left out of the event's JSON (a dead letter of the event alone carries its resource and scope)
+  ev.group = undefined;
+  return undefined;
 }
 
 /** Defaults for optional fields so that rows never carry undefined. */

@@ -7,7 +7,7 @@ import { AGENTS } from '../../schemas/events.js';
 import type { IngestDeps } from '../app.js';
 import { CorruptBodyError, readBody } from '../body.js';
 import { InvalidEnvelopeError, InvalidJsonError, UnknownAgentError } from '../errors.js';
-import type { PipelineTask, PreparedEvent } from '../pipeline.js';
+import { eventBytes, type PipelineTask, type PreparedEvent } from '../pipeline.js';
 import type { Publisher } from '../publish.js';
 import type { PipelineRunner } from '../runner.js';
 
@@ -80,7 +80,7 @@ export function bySize(publisher: Publisher, events: PreparedEvent[]) {
   const limit = publisher.maxEventBytes();
   const fit: PreparedEvent[] = [];
   const oversized: PreparedEvent[] = [];
-  for (const e of events) (e.json.length > limit / 3 && Buffer.byteLength(e.json) > limit ? oversized : fit).push(e);
+  for (const e of events) (e.json.length + (e.group?.bytes ?? 0) > limit / 3 && eventBytes(e) > limit ? oversized : fit).push(e);
   return { fit, oversized, limit };
 }
 

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import type { Store } from '../../../core/clickhouse.js';
-import { runPipeline } from '../../../ingest/pipeline.js';
+import { eventJson, runPipeline } from '../../../ingest/pipeline.js';
 import { withDefaults } from '../../../stream/batch.js';
 import { encodeNativeChunk, nativeBlock, COLUMN_TYPES } from '../../../stream/native.js';
 import { COLUMNS, eventsToRows, stringMap, TABLES, type TableName } from '../../../stream/rows.js';
@@ -37,7 +37,7 @@ function messages(count: number): Array<Partial<Record<TableName, Record<string,
   for (const b of bodies) {
     const res = runPipeline({ ...b, receiveTime: '2026-11-24T10:00:00.000Z' } as Parameters<typeof runPipeline>[0]);
     if (res.kind !== 'ok') continue;
-    out.push(eventsToRows(res.events.map((e) => withDefaults(JSON.parse(e.json) as IngestEvent))).rows);
+    out.push(eventsToRows(res.events.map((e) => withDefaults(JSON.parse(eventJson(e)) as IngestEvent))).rows);
   }
   // values the workload may not have: absent columns (null: the type's zero), edge values. The
   // rows always carry `events.success` (its DEFAULT -1 is what a null gives through a server's

@@ -41,10 +41,11 @@ test('the bytes are the IngestBatch JSON: each event with its id and receive tim
   const out = encodeBatch('t1', 'logs', 'req-ü', '2026-11-24T10:00:00.000Z', list);
   const parsed = JSON.parse(out.data.toString('utf8'));
   assert.equal(parsed, {
-    v: 1,
+    v: 2,
     tenant_id: 't1',
     source: 'logs',
     request_id: 'req-ü',
+    groups: [],
     events: list.map((e, i) => ({ event_id: out.eventIds[i], receive_time: '2026-11-24T10:00:00.000Z', ...JSON.parse(Buffer.from(e.json).toString('utf8')) })),
   });
   assert.is(Object.keys(parsed.events[0])[0], 'event_id');
