@@ -64,6 +64,12 @@ function parseBatch(data: Uint8Array | string): Parsed {
   return { kind: 'ok', batch: b as IngestBatch };
 }
 
+/** A message's events whole: each event that names a group of a v2 message takes its resource and scope. */
+export function wholeEvents(batch: IngestBatch): IngestEvent[] {
+  if (batch.v === 2 && Array.isArray(batch.groups)) for (const e of batch.events) resolveGroup(e, batch.groups);
+  return batch.events;
+}
+
 /**
  * A v2 event that names a group takes the group's resource and scope (objects shared by the
  * group's events: rows only read them); undefined when that worked or there is no group, else why not.

@@ -1,5 +1,6 @@
 import type { IngestBatch, IngestEvent } from '../../../schemas/events.js';
 import { STREAMS } from '../../../schemas/subjects.js';
+import { wholeEvents } from '../../../stream/batch.js';
 import type { TestSystem } from '../../helpers/system.js';
 
 /** Every batch currently in the INGEST stream (read by sequence; nothing is consumed). */
@@ -16,7 +17,7 @@ export async function readBatches(ts: TestSystem): Promise<Array<{ seq: number; 
 }
 
 export async function readEvents(ts: TestSystem): Promise<IngestEvent[]> {
-  return (await readBatches(ts)).flatMap((b) => b.batch.events);
+  return (await readBatches(ts)).flatMap((b) => wholeEvents(b.batch));
 }
 
 export async function streamCount(ts: TestSystem): Promise<number> {
