@@ -213,6 +213,11 @@ test('a body over the offload threshold is decoded on a worker thread with the s
   const events = await readEvents(ts);
   assert.is(events.length, n);
   assert.is(events[0]!.tool!.command, `echo ${'x'.repeat(200)} PASSWORD=[REDACTED]`);
+  // the worker's events come back sharing their group: each message writes it once
+  for (const { batch } of await readBatches(ts)) {
+    assert.equal([batch.v, batch.groups!.length], [2, 1]);
+    assert.ok((batch.events as Array<{ group?: number }>).every((e) => e.group === 0));
+  }
 });
 
 test('hooks: object or array; B/C timestamps required and parseable, counted in malformed; hook_event_name accepted', async () => {
