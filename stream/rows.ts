@@ -10,6 +10,7 @@ import { setOwn } from '../core/own.js';
 import { effectClass } from './effect-class.js';
 import { MAX_INPUT_CHARS, MAX_RESULT_CHARS, resultText } from './analyses/snapshot.js';
 import { capText } from './analyses/text/prose.js';
+import { conversationKey } from './conversation-key.js';
 
 /**
  * The stream's tables, in the order the sink inserts a batch into them: what the data API shows
@@ -85,7 +86,7 @@ export function eventsToRows(events: readonly IngestEvent[]): TransformOutput {
   for (const e of events) {
     const calls = toolCallRows(e);
     rows.events.push(eventRow(e, calls.length > 0));
-    if (e.conversation_id) conversations.add(`${e.tenant_id}\u0000${e.conversation_id}`);
+    if (e.conversation_id) conversations.add(conversationKey(e.tenant_id, e.conversation_id));
     if (e.receive_time !== receiveText) {
       receiveText = e.receive_time;
       receiveMs = Date.parse(receiveText);

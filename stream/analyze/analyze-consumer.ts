@@ -41,6 +41,7 @@ import type { StreamMetrics } from '../metrics.js';
 import { publishRetryJobs, type ConversationJob } from './publisher.js';
 import { createCoverage, createHeldJobs, firstRunMs, reanalysisSpacing } from './held-jobs.js';
 import { startHeartbeats } from '../heartbeat.js';
+import { conversationKey } from '../conversation-key.js';
 
 export interface AnalyzeConsumerOptions {
   js: JetStreamClient;
@@ -118,7 +119,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
   const rollup = createToolRollupFlusher({ store: opts.store, log, metrics, minIntervalMs: opts.toolRollupIntervalMs ?? 1000, exclusive });
   // marks a crashed run left are recomputed by the first pass
   rollup.poke();
-  const keyOf = (job: ConversationJob) => `${job.tenant_id}\u0000${job.conversation_id}`;
+  const keyOf = (job: ConversationJob) => conversationKey(job.tenant_id, job.conversation_id);
   const publishedMs = (m: JsMsg) => m.info.timestampNanos / 1e6;
   /** Deferrals already counted in the metric. */
   let deferredSeen = 0;
@@ -355,7 +356,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       }
       for (const h of batch) h.m.ack();
       // a failed analyzer has its own retry job (published now, so never covered by this load)
-      const sizes = new Map(out.items.map((item) => [`${item.tenantId}\u0000${item.conversationId}`, item.messageCount]));
+      const sizes = new Map(out.items.map((item) => [conversationKey(item.tenantId, item.conversationId), item.messageCount]));
       for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs, sizes.get(k) ?? 0);
       metrics.analyzeJobs.inc({ outcome: 'ok' }, batch.length);
     } catch (err) {

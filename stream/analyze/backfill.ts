@@ -16,6 +16,7 @@ import { STREAMS } from '../../schemas/subjects.js';
 import { publishConversationJobs } from './publisher.js';
 import type { TenantJob } from './scheduler.js';
 import { FRAMEWORK_ANALYZERS } from './tables.js';
+import { conversationKey } from '../conversation-key.js';
 
 export interface BackfillProgress {
   /** `analyzer@version,…`: the versions this progress is about. */
@@ -60,7 +61,7 @@ export function analysisBackfill(opts: BackfillOptions): TenantJob {
       const rows = await ctx.store.query<{ conversation_id: string; pending: string }>(namedQuery('stream-analysis-backfill'), { tenant, current, limit: room });
       if (ctx.signal.aborted) return;
       const pending = Number(rows[0]?.pending ?? 0);
-      if (rows.length) await publishConversationJobs(ctx.js, rows.map((r) => `${tenant}\u0000${r.conversation_id}`), ctx.debounceMs);
+      if (rows.length) await publishConversationJobs(ctx.js, rows.map((r) => conversationKey(tenant, r.conversation_id)), ctx.debounceMs);
       await kvCompareAndSet<BackfillProgress>(kv, backfillKey(tenant), (p) => ({
         versions,
         pending,

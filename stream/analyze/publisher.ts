@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { analyzeSubject } from '../../schemas/subjects.js';
+import { conversationKey } from '../conversation-key.js';
 
 export interface ConversationJob {
   v: 1;
@@ -27,7 +28,7 @@ export function jobFor(key: string, debounceMs: number, now = Date.now()): { job
 /** Publishes in flight at once: bounds the memory and the burst a large key set makes. */
 const PUBLISH_WINDOW = 1000;
 
-/** Publishes the jobs of a set of `tenant\u0000conversation` keys; resolves when JetStream stored them. */
+/** Publishes the jobs of a set of conversation keys (`conversationKey`); resolves when JetStream stored them. */
 export async function publishConversationJobs(js: JetStreamClient, keys: Iterable<string>, debounceMs: number): Promise<number> {
   const now = Date.now();
   const unique = [...new Set(keys)];
@@ -55,7 +56,7 @@ export async function publishRetryJobs(
 ): Promise<number> {
   const worst = new Map<string, { tenantId: string; conversationId: string; attempts: number }>();
   for (const r of retries) {
-    const k = `${r.tenantId}\u0000${r.conversationId}`;
+    const k = conversationKey(r.tenantId, r.conversationId);
     if ((worst.get(k)?.attempts ?? -1) < r.attempts) worst.set(k, r);
   }
   await Promise.all(

@@ -9,12 +9,10 @@
  * the budget finds, fail the table as a whole, as before.
  */
 import { isTransientClickHouseError, type Store } from '../../core/clickhouse.js';
+import { conversationKey } from '../conversation-key.js';
 
 /** Statements one table of a batch may take to find its refused rows: about 2·log2(rows) per refused row (two among 1,000). */
 export const SPLIT_BUDGET = 48;
-
-/** `tenant\u0000conversation` of a row. */
-export const conversationKey = (tenantId: string, conversationId: string) => `${tenantId}\u0000${conversationId}`;
 
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 

@@ -14,7 +14,7 @@ import type { Store } from '../../core/clickhouse.js';
 import type { Logger } from '../../core/log.js';
 import { startResponder } from '../../core/responder.js';
 import { publishConversationJobs } from './publisher.js';
-import { conversationKey } from './refused-rows.js';
+import { conversationKey } from '../conversation-key.js';
 
 /** Request subject; replicas answer as one queue group (one reply per request). */
 export const RETRY_FAILED_SUBJECT = 'tracehouse.analysis.retry-failed';

@@ -6,6 +6,7 @@ import type { ContentBlock } from '../../schemas/events.js';
 import { buildSnapshot, type StoredCall, type StoredMessage } from '../analyses/snapshot.js';
 import type { ConversationSnapshot, Role } from '../analyses/types.js';
 import type { CallFact } from './tool-rollup-plan.js';
+import { conversationKey } from '../conversation-key.js';
 
 /** A `messages` row as the loader reads it. */
 export interface MessageRowIn {
@@ -114,7 +115,6 @@ export function snapshotOf(item: WorkItem): ConversationSnapshot {
 
 /** A row keyed by its conversation. */
 export type Keyed<T> = T & { tenant_id: string; conversation_id: string };
-const keyOf = (tenantId: string, conversationId: string) => `${tenantId}\u0000${conversationId}`;
 
 /**
  * One chunk of an analysis batch's reads (loader.ts): the large reads as the engine returned them
@@ -149,7 +149,7 @@ function rowsOf<T>(text: string): T[] {
 function byConversation<T extends { tenant_id: string; conversation_id: string }>(rows: T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const r of rows) {
-    const k = keyOf(r.tenant_id, r.conversation_id);
+    const k = conversationKey(r.tenant_id, r.conversation_id);
     const list = out.get(k);
     if (list) list.push(r);
     else out.set(k, [r]);
@@ -165,10 +165,10 @@ export function workItemsOf(chunks: readonly LoadedChunk[]): WorkItem[] {
     const c = byConversation(rowsOf<Keyed<CallRowIn>>(chunk.calls));
     const s = byConversation(rowsOf<Keyed<StateIn>>(chunk.states));
     const t = byConversation(rowsOf<CallFact>(chunk.toolState));
-    const a = new Map(chunk.aggregates.map((r) => [keyOf(r.tenant_id, r.conversation_id), r]));
+    const a = new Map(chunk.aggregates.map((r) => [conversationKey(r.tenant_id, r.conversation_id), r]));
     const memories = new Map(chunk.memories);
     for (const k of chunk.keys) {
-      const id = keyOf(k.tenantId, k.conversationId);
+      const id = conversationKey(k.tenantId, k.conversationId);
       items.push({
         tenantId: k.tenantId,
         conversationId: k.conversationId,

@@ -21,7 +21,8 @@ import { nextVersion } from './version.js';
 import { FRAMEWORK_ANALYZERS, analyzerByName } from './tables.js';
 import type { WorkOutput } from './work.js';
 import { outcomeFailures, stateRows, toolStateRows, type WriteFailureOf } from './work-bytes.js';
-import { conversationKey, insertFindingRefused, lineRows, objectRows } from './refused-rows.js';
+import { insertFindingRefused, lineRows, objectRows } from './refused-rows.js';
+import { conversationKey } from '../conversation-key.js';
 import { bufferOf } from '../../core/bytes.js';
 
 export interface WriteOptions {
