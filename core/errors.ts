@@ -182,3 +182,6 @@ export function withCause<E extends Error>(err: E, cause: unknown): E {
   Object.defineProperty(err, 'cause', { value: cause, enumerable: false, writable: true, configurable: true });
   return err;
 }
+
+/** An error as one line for logs and stored outcomes: `Name: message`, or the value as text. */
+export const describeError = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));

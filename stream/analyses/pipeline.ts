@@ -14,6 +14,7 @@ import { SEGMENT_GOALS_VERSION, segmentGoals } from './segment-goals.js';
 import { CATEGORIES_VERSION, categorizeCalls, createCategoryRegistry, type CategoryRegistry } from './tool-failure-categories.js';
 import type { ConversationAnalysis, ConversationSnapshot } from './types.js';
 import { WORLD_STATE_VERSION, buildWorldState } from './world-state.js';
+import { describeError } from '../../core/errors.js';
 
 export interface AnalysisEnv {
   /** The workspace's failure categories (its registry of templates); default: a fresh one. */
@@ -133,7 +134,7 @@ export function analyzeSnapshot(s: ConversationSnapshot, env: AnalysisEnv = {}):
       step.run(s, analysis, env);
       outcomes.push({ name: step.name, version: step.version, ok: true });
     } catch (err) {
-      outcomes.push({ name: step.name, version: step.version, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+      outcomes.push({ name: step.name, version: step.version, ok: false, error: describeError(err) });
     }
   }
   return { analysis, outcomes };

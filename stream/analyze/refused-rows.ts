@@ -10,11 +10,10 @@
  */
 import { isTransientClickHouseError, type Store } from '../../core/clickhouse.js';
 import { conversationKey } from '../conversation-key.js';
+import { describeError } from '../../core/errors.js';
 
 /** Statements one table of a batch may take to find its refused rows: about 2·log2(rows) per refused row (two among 1,000). */
 export const SPLIT_BUDGET = 48;
-
-const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /** Rows that can be inserted whole or by index range, each naming its conversation (or not). */
 export interface SplittableRows {
@@ -92,7 +91,7 @@ export async function insertFindingRefused(rows: SplittableRows, budget = SPLIT_
     if (hi - lo === 1) {
       const key = rows.conversationOf(lo);
       if (key === undefined) throw first;
-      if (!refused.has(key)) refused.set(key, describe(err));
+      if (!refused.has(key)) refused.set(key, describeError(err));
       return;
     }
     const mid = lo + ((hi - lo) >> 1);

@@ -24,6 +24,7 @@ import { outcomeFailures, stateRows, toolStateRows, type WriteFailureOf } from '
 import { insertFindingRefused, lineRows, objectRows } from './refused-rows.js';
 import { conversationKey } from '../conversation-key.js';
 import { bufferOf } from '../../core/bytes.js';
+import { describeError } from '../../core/errors.js';
 
 export interface WriteOptions {
   store: Store;
@@ -48,8 +49,6 @@ export interface AnalyzerFailure {
   retry: boolean;
 }
 
-const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
-
 export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promise<AnalyzerFailure[]> {
   const { store, log } = opts;
   const retry = <T>(what: string, fn: () => Promise<T>) =>
@@ -58,7 +57,7 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
       deadlineMs: opts.retryDeadlineMs,
       baseDelayMs: 100,
       maxDelayMs: 2000,
-      onRetry: (err, attempt) => log.warn({ err: describe(err), what, attempt }, 'transient analysis write error: retrying'),
+      onRetry: (err, attempt) => log.warn({ err: describeError(err), what, attempt }, 'transient analysis write error: retrying'),
     });
   /** Analyzers whose write failed in this batch, with the error. */
   const failedWrites = new Map<string, string>();
@@ -83,8 +82,8 @@ export async function writeAnalysis(out: WorkOutput, opts: WriteOptions): Promis
         return fn();
       });
     } catch (err) {
-      log.warn({ err: describe(err), analyzer, what }, 'analysis write failed: the analyzer will be retried');
-      failedWrites.set(analyzer, describe(err));
+      log.warn({ err: describeError(err), analyzer, what }, 'analysis write failed: the analyzer will be retried');
+      failedWrites.set(analyzer, describeError(err));
       return;
     }
     if (refused.size) log.warn({ err: [...refused.values()][0], analyzer, what, conversations: refused.size }, 'the engine refused rows of some conversations: their analyzer will be retried');

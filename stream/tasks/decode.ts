@@ -2,13 +2,14 @@
 import { decodeMessage, type DecodeResult } from '../batch.js';
 import type { DecodeFailure } from '../decode-groups.js';
 import { movedResult } from './moved.js';
+import { describeError } from '../../core/errors.js';
 
 /** One message's result; a throw fails that message only, not the others of the task. */
 function decodeOne(data: Uint8Array): DecodeResult | DecodeFailure {
   try {
     return decodeMessage(data);
   } catch (err) {
-    return { kind: 'failed', error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+    return { kind: 'failed', error: describeError(err) };
   }
 }
 
