@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { analyzeSubject } from '../../schemas/subjects.js';
-import { conversationKey } from '../conversation-key.js';
+import { conversationKey, splitConversationKey } from '../conversation-key.js';
 
 export interface ConversationJob {
   v: 1;
@@ -18,7 +18,7 @@ export interface ConversationJob {
 }
 
 export function jobFor(key: string, debounceMs: number, now = Date.now()): { job: ConversationJob; msgId: string } {
-  const [tenant, conversation] = key.split('\u0000') as [string, string];
+  const [tenant, conversation] = splitConversationKey(key);
   const windowMs = Math.max(1, debounceMs);
   const w = Math.floor(now / windowMs);
   const h = createHash('sha1').update(tenant).update('\u0000').update(conversation).digest('hex');
