@@ -357,7 +357,8 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       for (const h of batch) h.m.ack();
       // a failed analyzer has its own retry job (published now, so never covered by this load)
       const sizes = new Map(out.items.map((item) => [conversationKey(item.tenantId, item.conversationId), item.messageCount]));
-      for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs, sizes.get(k) ?? 0);
+      const doneMs = Date.now();
+      for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs, sizes.get(k) ?? 0, doneMs);
       metrics.analyzeJobs.inc({ outcome: 'ok' }, batch.length);
     } catch (err) {
       retryLater(batch, err, conversations.length);

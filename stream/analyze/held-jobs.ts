@@ -201,20 +201,23 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
  * by `marginMs`), so an error only ever analyzes once more, never skips a change.
  */
 export function createCoverage(opts: { marginMs: number; maxEntries: number; spacingMs?: (messages: number) => number; growingGapMs?: number }) {
-  const loaded = new Map<string, { at: number; messages: number; growing: boolean }>();
+  const loaded = new Map<string, { at: number; doneAt: number; messages: number; growing: boolean }>();
   let minOffsetMs = Infinity;
   const spacing = opts.spacingMs;
   return {
     noteDelivery(receivedMs: number, publishedMs: number) {
       minOffsetMs = Math.min(minOffsetMs, receivedMs - publishedMs);
     },
-    /** A snapshot of `key` with `messages` messages, loaded at `loadStartMs` (this clock), was analyzed and written. */
-    noteLoaded(key: string, loadStartMs: number, messages = 0) {
+    /**
+     * A snapshot of `key` with `messages` messages, loaded at `loadStartMs` (this clock), was analyzed
+     * and its results written at `doneMs` (default: the load time).
+     */
+    noteLoaded(key: string, loadStartMs: number, messages = 0, doneMs = loadStartMs) {
       const prev = loaded.get(key);
-      // growing: analyzed again within its spacing (plus the gap) of the analysis before
-      const growing = !!prev && !!spacing && loadStartMs - prev.at <= spacing(prev.messages) + (opts.growingGapMs ?? 0);
+      // growing: analyzed again within its spacing (plus the gap) of the end of the analysis before
+      const growing = !!prev && !!spacing && loadStartMs - prev.doneAt <= spacing(prev.messages) + (opts.growingGapMs ?? 0);
       loaded.delete(key);
-      loaded.set(key, { at: loadStartMs, messages, growing });
+      loaded.set(key, { at: loadStartMs, doneAt: Math.max(doneMs, loadStartMs), messages, growing });
       // bounded: the least recently loaded goes first (it only costs an analysis more)
       if (loaded.size > opts.maxEntries) loaded.delete(loaded.keys().next().value!);
     },
@@ -225,13 +228,16 @@ export function createCoverage(opts: { marginMs: number; maxEntries: number; spa
       return at - Math.max(0, minOffsetMs) >= publishedMs + opts.marginMs;
     },
     /**
-     * Earliest time (this clock) `key` is analyzed again: its last load plus the spacing of its size,
-     * once it is growing (its last two analyses came close together); a conversation that changes
-     * once more after an analysis is analyzed again as soon as its job is due.
+     * Earliest time (this clock) `key` is analyzed again: the end of its last analysis plus the
+     * spacing of its size, once it is growing (its last two analyses came close together); a
+     * conversation that changes once more after an analysis is analyzed again as soon as its job is
+     * due. Counted from the end, not the load: a batch that takes longer than the spacing (a slow or
+     * busy machine, a large batch) would otherwise leave a growing conversation due again at once, in
+     * every batch, when the spacing is most needed.
      */
     notBefore(key: string): number | undefined {
       const last = loaded.get(key);
-      return last?.growing && spacing ? last.at + spacing(last.messages) : undefined;
+      return last?.growing && spacing ? last.doneAt + spacing(last.messages) : undefined;
     },
   };
 }

@@ -193,6 +193,24 @@ test('spacing: proportional to the messages of the last snapshot, capped; applie
   assert.is(off.notBefore('a'), undefined, 'no spacing configured');
 });
 
+test('spacing: counted from the end of the analysis, so a batch slower than the spacing still leaves a growing conversation waiting', () => {
+  // 150 messages: 1.5 s of spacing; each analysis (load to written) takes 2 s, longer than that
+  const c = createCoverage({ marginMs: 0, maxEntries: 10, spacingMs: reanalysisSpacing(10, 30_000), growingGapMs: 30_000 });
+  c.noteLoaded('long', 0, 150, 2_000);
+  c.noteLoaded('long', 2_100, 151, 4_100);
+  assert.is(c.notBefore('long'), 4_100 + 1_510, 'written at 4.1 s: not before 5.61 s, not at once (a load at 2.1 s plus 1.51 s is already past)');
+  c.noteLoaded('long', 5_700, 152, 7_700);
+  assert.is(c.notBefore('long'), 7_700 + 1_520, 'still growing: its load came within the spacing of the previous end');
+  // the covered-job rule still reads the load time: a job published after the load is not covered
+  c.noteDelivery(10, 10);
+  assert.ok(c.covers('long', 5_600), 'published before the last load');
+  assert.not.ok(c.covers('long', 5_800), 'published after the last load (and before its end): not covered');
+  // an end before the load (a clock stepped back) counts as the load
+  c.noteLoaded('short', 1_000, 10, 500);
+  c.noteLoaded('short', 1_050, 10, 400);
+  assert.is(c.notBefore('short'), 1_050 + 100);
+});
+
 
 /**
  * The rule of `add` and `take` stated over one plain list of jobs (scanned whole at every step):
