@@ -55,16 +55,49 @@ export function findBinary(bin: string): string | undefined {
   return undefined;
 }
 
-export async function freePort(): Promise<number> {
+/** The first port of the kernel's ephemeral range: local ports of outgoing connections and of `listen(0)` come from there. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 0) return low;
+  } catch {
+    // not Linux: the IANA range
+  }
+  return 49152;
+}
+
+/** Lowest port `freePort` picks from. */
+const PICK_FROM = 10_000;
+
+/** Resolves with the port once a server listened on it and closed; with undefined when it is taken. */
+function tryListen(port: number): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
+    srv.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err)));
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * A loopback port that is free now, for a server started just after (often in another process, and
+ * again on the same port after a restart). Picked at random below the kernel's ephemeral range: a
+ * port from that range, which `listen(0)` gives, may meanwhile become the local port of any outgoing
+ * connection on the machine, and a server then fails to listen on it (EADDRINUSE), which happened
+ * on busy machines where other processes open many connections. Falls back to the kernel's choice.
+ */
+export async function freePort(): Promise<number> {
+  const below = ephemeralLow();
+  for (let i = 0; i < 20 && below - PICK_FROM >= 1000; i++) {
+    const port = await tryListen(PICK_FROM + Math.floor(Math.random() * (below - PICK_FROM)));
+    if (port !== undefined) return port;
+  }
+  const port = await tryListen(0);
+  if (port === undefined) throw new Error('no free loopback port');
+  return port;
 }
 
 /**

@@ -174,20 +174,29 @@ export async function runKillCycles(opts: KillCycleOptions): Promise<KillCycleRe
   const started = Date.now();
   const perRequest = opts.eventsPerRequest ?? 10;
   const dataDir = mkdtempSync(join(tmpdir(), 'th-kill-'));
-  const [ingestPort, queryPort] = [await freePort(), await freePort()];
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     DATA_DIR: dataDir,
-    INGEST_PORT: String(ingestPort),
-    QUERY_PORT: String(queryPort),
     TRACEHOUSE_BOOTSTRAP_KEY: KEY,
     LOG_LEVEL: 'warn',
     ...opts.env,
   };
-  const ingestUrl = `http://127.0.0.1:${ingestPort}`;
-  const queryUrl = `http://127.0.0.1:${queryPort}`;
-  let sys = await startSystem(env);
+  // the ports stay the same across the restarts; a port taken between its choice and the first start
+  // (another process on the machine) is chosen again
+  let sys: Running | undefined;
+  for (let attempt = 1; !sys; attempt++) {
+    env.INGEST_PORT = String(await freePort());
+    env.QUERY_PORT = String(await freePort());
+    try {
+      sys = await startSystem(env);
+    } catch (err) {
+      if (attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+      log(`a chosen port was taken before the first start (${(err as Error).message.split('\n')[0]}): choosing again`);
+    }
+  }
+  const ingestUrl = `http://127.0.0.1:${env.INGEST_PORT}`;
+  const queryUrl = `http://127.0.0.1:${env.QUERY_PORT}`;
   const load = startLoad(ingestUrl, opts.clients ?? 4, perRequest, opts.requestsPerSecond ?? 40);
   const cycles: CycleResult[] = [];
   try {
