@@ -11,6 +11,7 @@ import { withLease } from '../../core/lease.js';
 import type { Logger } from '../../core/log.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishConversationJobs } from './publisher.js';
+import { conversationKey } from '../conversation-key.js';
 import { withFields } from '../../core/own.js';
 
 export interface TenantJobContext {
@@ -41,7 +42,7 @@ export const reconcileConversations: TenantJob = {
     const since = new Date(Date.now() - Math.max(3 * ctx.intervalMs, 10 * 60_000)).toISOString().replace('T', ' ').replace('Z', '');
     const rows = await ctx.store.query<{ tenant_id: string; conversation_id: string }>(namedQuery('stream-stale-conversations'), { since, limit: 5000 });
     if (rows.length === 0) return;
-    const n = await publishConversationJobs(ctx.js, rows.map((r) => `${r.tenant_id}\u0000${r.conversation_id}`), ctx.debounceMs);
+    const n = await publishConversationJobs(ctx.js, rows.map((r) => conversationKey(r.tenant_id, r.conversation_id)), ctx.debounceMs);
     ctx.log.info({ conversations: n }, 'stale conversation rollups requeued');
   },
 };
