@@ -11,7 +11,9 @@
  * An analyzer that fails — in the worker or in its write — is recorded with its error in
  * `analysis_state` and retried on its own schedule (a retry job with backoff) while the others'
  * results stand; the batch's jobs are acked once the outcomes are recorded. Only a failure to load
- * or to record outcomes naks the batch (backoff; dead-lettered after `maxDeliver` deliveries).
+ * or to record outcomes fails the batch: its jobs are published again with their count of failures
+ * and a backoff, and dead-lettered after `maxDeliver` failures (failed-jobs.ts; deliveries after a
+ * stop or a crash are not failures).
  *
  * While the `store` consumer lags (`lagMs()` above `deferLagMs`), jobs that come due are held
  * (held-jobs.ts) and run once the lag clears, or once they have been due for `maxDeferMs`: during a
@@ -36,10 +38,10 @@ import type { WorkOutput, WorkRequest } from './work.js';
 import type { Logger } from '../../core/log.js';
 import { backoffDelay } from '../../core/retry.js';
 import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
-import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishRetryJobs, type ConversationJob } from './publisher.js';
-import { createCoverage, createHeldJobs, firstRunMs, reanalysisSpacing } from './held-jobs.js';
+import { createCoverage, createHeldJobs, firstRunMs, noteAnalyzed, reanalysisSpacing } from './held-jobs.js';
+import { deadLetterJob, exhausted, requeueFailed } from './failed-jobs.js';
 import { startHeartbeats } from '../heartbeat.js';
 import { conversationKey } from '../conversation-key.js';
 
@@ -140,17 +142,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     metrics.analyzeMaxDeferral.set(jobs.stats.maxDeferralMs / 1000);
   };
 
-  const dead = async (m: JsMsg, reason: 'poison' | 'max_deliver', error: string) => {
-    try {
-      await deadLetter(opts.js, m, opts.durable, reason, error);
-      metrics.deadLetters.inc({ consumer: opts.durable, reason });
-      metrics.analyzeJobs.inc({ outcome: 'dead_letter' });
-      log.error({ reason, error, seq: m.info.streamSequence }, 'analyze job dead-lettered');
-    } catch (err) {
-      log.warn({ err }, 'dead-lettering failed: job will be redelivered');
-      m.nak(1000);
-    }
-  };
+  const dead = (m: JsMsg, reason: 'poison' | 'max_deliver', error: string) => deadLetterJob({ js: opts.js, durable: opts.durable, metrics, log }, m, reason, error);
 
   const accept = (m: JsMsg) => {
     metrics.consumed.inc(labels);
@@ -163,8 +155,9 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       void dead(m, 'poison', (err as Error).message);
       return;
     }
-    if (m.info.deliveryCount > opts.maxDeliver) {
-      void dead(m, 'max_deliver', `analysis failed ${opts.maxDeliver} times`);
+    const spent = exhausted(job, m.info.deliveryCount, opts.maxDeliver);
+    if (spent) {
+      void dead(m, 'max_deliver', spent);
       return;
     }
     const dueMs = job.due_ms ?? 0;
@@ -210,7 +203,7 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       const now = Date.now();
       // pacing: due conversations gather until the interval has passed or a full batch is due
       const gather = lastBatchMs + batchIntervalMs - now;
-      if (gather > 0 && jobs.dueCount(now) < maxBatch) {
+      if (gather > 0 && jobs.runnableKeys(now, lagging(), maxBatch, (k) => !finishingKeys.has(k)) < maxBatch) {
         // only a job overdue already (or a stop) ends this wait early, not each job that arrives
         await alarm.sleep(gather, now);
         continue;
@@ -305,15 +298,15 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       into.batch.push(...batch);
       return into;
     } catch (err) {
-      retryLater(batch, err, keys.size);
+      await retryLater(batch, err, keys.size);
       return into;
     }
   };
 
-  const retryLater = (batch: Held[], err: unknown, conversations: number) => {
-    log.warn({ err, conversations }, 'analysis failed: jobs will be redelivered');
+  const retryLater = async (batch: Held[], err: unknown, conversations: number) => {
+    log.warn({ err, conversations }, 'analysis failed: jobs will be retried');
     metrics.analyzeJobs.inc({ outcome: 'retry' }, batch.length);
-    for (const h of batch) h.m.nak(backoffDelay(h.m.info.deliveryCount, 500, 10_000));
+    await requeueFailed(opts.js, batch, (failures) => backoffDelay(failures, 500, 10_000));
   };
 
   /** Reads the users' memories and known categories (after the batch before was written), analyzes, writes, acks. */
@@ -356,12 +349,15 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
       }
       for (const h of batch) h.m.ack();
       // a failed analyzer has its own retry job (published now, so never covered by this load)
-      const sizes = new Map(out.items.map((item) => [conversationKey(item.tenantId, item.conversationId), item.messageCount]));
-      const doneMs = Date.now();
-      for (const k of keys.keys()) coverage.noteLoaded(k, loadStartMs, sizes.get(k) ?? 0, doneMs);
+      const counted = new Map(out.items.map((item) => [conversationKey(item.tenantId, item.conversationId), item.messageCount]));
+      const sizes = new Map([...keys.keys()].map((k) => [k, counted.get(k) ?? 0]));
+      // jobs held meanwhile whose change this snapshot saw: acked now, so they count toward no batch
+      const covered = noteAnalyzed(coverage, jobs, sizes, loadStartMs, Date.now(), (h) => publishedMs(h.m));
+      for (const h of covered) h.m.ack();
+      if (covered.length) metrics.analyzeJobs.inc({ outcome: 'covered' }, covered.length);
       metrics.analyzeJobs.inc({ outcome: 'ok' }, batch.length);
     } catch (err) {
-      retryLater(batch, err, conversations.length);
+      await retryLater(batch, err, conversations.length);
     }
   };
 

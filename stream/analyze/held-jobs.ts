@@ -25,6 +25,8 @@ export interface HeldJobs<T> {
    * A conversation that keeps changing while it waits holds two jobs: one due, one in its window.
    */
   add(job: HeldJob<T>, nowMs: number): T[];
+  /** Removes and returns the jobs of conversation `key` that `drop` picks (e.g. those an analysis just covered). */
+  remove(key: string, drop: (item: T) => boolean): T[];
   readonly size: number;
   /**
    * The jobs to run now, earliest due first: due ones, or while `lagging` only those past their
@@ -38,6 +40,12 @@ export interface HeldJobs<T> {
   nextRunMs(lagging: boolean): number | undefined;
   /** Due jobs held now (deferred, or not yet taken). */
   dueCount(nowMs: number): number;
+  /**
+   * Conversations `take` would return now, counted up to `maxKeys`: a batch is full when this
+   * reaches its size. Not `dueCount`: a conversation may hold two due jobs (both held through a
+   * lag), and a due job may wait for its conversation's spacing.
+   */
+  runnableKeys(nowMs: number, lagging: boolean, maxKeys: number, eligible?: (key: string) => boolean): number;
   /** Removes and returns every job (shutdown: each is left to be redelivered). */
   clear(): HeldJob<T>[];
   items(): Iterable<T>;
@@ -116,6 +124,17 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
       );
       return dropped.map((e) => e.item);
     },
+    remove(key, drop) {
+      const same = byKey.get(key);
+      if (!same) return [];
+      const gone = same.filter((e) => drop(e.item));
+      if (gone.length === 0) return [];
+      for (const e of gone) entries.delete(e);
+      const left = same.filter((e) => !gone.includes(e));
+      if (left.length) byKey.set(key, left);
+      else byKey.delete(key);
+      return gone.map((e) => e.item);
+    },
     get size() {
       return entries.size;
     },
@@ -169,6 +188,14 @@ export function createHeldJobs<T>(opts: HeldJobsOptions): HeldJobs<T> {
       let n = 0;
       for (const e of entries) if (e.dueMs <= nowMs) n++;
       return n;
+    },
+    runnableKeys(nowMs, lagging, maxKeys, eligible) {
+      const keys = new Set<string>();
+      for (const e of entries) {
+        if (keys.size >= maxKeys) break;
+        if (!keys.has(e.key) && runnableAt(e, lagging) <= nowMs && (!eligible || eligible(e.key))) keys.add(e.key);
+      }
+      return keys.size;
     },
     clear() {
       const all = [...entries];
@@ -251,4 +278,25 @@ export function createCoverage(opts: { marginMs: number; maxEntries: number; spa
  */
 export function reanalysisSpacing(perMessageMs: number, maxMs: number): (messages: number) => number {
   return (messages) => Math.min(maxMs, Math.max(0, messages) * perMessageMs);
+}
+
+/**
+ * After an analysis of `sizes`' conversations (messages each) loaded at `loadStartMs` and written at
+ * `doneMs`: notes it in `coverage`, and removes from `jobs` the jobs held meanwhile whose change it
+ * saw (returned, to be acked), so that they count toward no batch.
+ */
+export function noteAnalyzed<T>(
+  coverage: ReturnType<typeof createCoverage>,
+  jobs: HeldJobs<T>,
+  sizes: ReadonlyMap<string, number>,
+  loadStartMs: number,
+  doneMs: number,
+  publishedMs: (item: T) => number,
+): T[] {
+  const covered: T[] = [];
+  for (const [key, messages] of sizes) {
+    coverage.noteLoaded(key, loadStartMs, messages, doneMs);
+    covered.push(...jobs.remove(key, (item) => coverage.covers(key, publishedMs(item))));
+  }
+  return covered;
 }

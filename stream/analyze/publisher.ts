@@ -15,6 +15,8 @@ export interface ConversationJob {
   conversation_id: string;
   /** Earliest time (ms) the job may run: the end of its debounce window. */
   due_ms: number;
+  /** Failed batches the job has been in (failed-jobs.ts); absent: none. */
+  failures?: number;
 }
 
 export function jobFor(key: string, debounceMs: number, now = Date.now()): { job: ConversationJob; msgId: string } {

@@ -10,14 +10,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Config } from '../../../core/config.js';
-import type { Runtime } from '../../../core/runtime.js';
 import { startStream, type StreamOptions } from '../../../stream/main.js';
 import type { InsertFn } from '../../../stream/sink.js';
 import type { WorkOutput, WorkRequest } from '../../../stream/analyze/work.js';
 import { batchOf, conversationEvents, publishBatch } from '../../helpers/events.js';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { sleep } from './helpers.js';
+import { analysisHelpers } from './analysis-helpers.js';
 
 let ts: TestSystem;
 const DEFER_LAG_MS = 500;
@@ -30,43 +29,7 @@ test.after(async () => {
   await ts?.stop({ withNats: true });
 });
 
-/** The runtime with other stream settings (the suite owns one data directory). */
-const rtWith = (stream: Partial<Config['stream']>): Runtime => {
-  const rt = ts.system.rt;
-  return Object.create(rt, { config: { value: { ...rt.config, stream: { ...rt.config.stream, ...stream } } } }) as Runtime;
-};
-/** The conversations of a batch sent to the analysis thread. */
-const keysOf = (input: WorkRequest) => input.loaded.flatMap((c) => c.keys);
-const has = (input: WorkRequest, prefix: string) => keysOf(input).some((k) => k.conversationId.startsWith(prefix));
-const metric = (name: string, labels?: Record<string, string>) => ts.system.rt.metrics.value(name, labels);
-
-/** Conversations published in `parts` messages each (their content grows with every part). */
-async function publishConversations(prefix: string, n: number, parts: number): Promise<{ ids: string[]; events: number }> {
-  const ids = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-  let events = 0;
-  for (let p = 0; p < parts; p++) {
-    for (const id of ids) {
-      const batch = batchOf(conversationEvents(id, 2, (p + 1) * 100_000));
-      events += batch.events.length;
-      await publishBatch(ts.system.rt.bus.js, batch);
-    }
-  }
-  return { ids, events };
-}
-
-/** Conversations whose analyzed rollup does not count every stored message (undefined when none). */
-async function notAnalyzed(ids: string[]): Promise<string[] | undefined> {
-  const rows = await ts.system.rt.store.query<{ c: string; analyzed: string; stored: string }>(
-    `SELECT m.conversation_id AS c, toString(any(c.message_count)) AS analyzed, toString(count()) AS stored
-       FROM (SELECT conversation_id FROM {{db}}.messages FINAL WHERE tenant_id = 'default' AND conversation_id IN {ids:Array(String)}) AS m
-       LEFT JOIN (SELECT conversation_id, message_count FROM {{db}}.conversations FINAL WHERE tenant_id = 'default') AS c USING conversation_id
-      GROUP BY m.conversation_id`,
-    { ids },
-  );
-  const done = new Set(rows.filter((r) => Number(r.analyzed) === Number(r.stored)).map((r) => r.c));
-  const missing = ids.filter((id) => !done.has(id));
-  return missing.length ? missing : undefined;
-}
+const { rtWith, keysOf, has, metric, publishConversations, notAnalyzed } = analysisHelpers(() => ts);
 
 /** Counts the events rows inserted (fault seam: optionally slow). */
 function countingInsert(delayMs: number) {
@@ -211,10 +174,14 @@ test('with ANALYZE_BATCH_INTERVAL_MS, conversations coming due one by one gather
 });
 
 test('with ANALYZE_MAX_BATCH, a batch holds at most that many conversations and a full one starts without waiting for the interval', async () => {
-  // the conversations wait in INGEST before the role starts, so they come due within about a second
   const { ids } = await publishConversations('capped', 7, 1);
   const batches: Array<{ n: number; at: number }> = [];
-  const stream = await startStream(rtWith({ analyzeBatchIntervalMs: 8_000, analyzeMaxBatch: 3 }), {
+  // every conversation comes due at once: their jobs are held (a lagging store path) until all of
+  // them are stored, however long the one-message inserts take on this machine
+  let stored = false;
+  const storedAll = async () => Number((await ts.system.rt.store.query<{ n: string }>(`SELECT uniqExact(conversation_id) AS n FROM {{db}}.messages WHERE conversation_id IN {ids:Array(String)}`, { ids }))[0]!.n) === ids.length;
+  const stream = await startStream(rtWith({ analyzeBatchIntervalMs: 8_000, analyzeMaxBatch: 3, analyzeMaxDeferMs: 120_000 }), {
+    wrapLag: () => () => (stored ? 0 : 60_000),
     wrapWork: (work) => (input) => {
       const n = keysOf(input).filter((k) => k.conversationId.startsWith('capped-')).length;
       if (n) batches.push({ n, at: Date.now() });
@@ -222,9 +189,12 @@ test('with ANALYZE_MAX_BATCH, a batch holds at most that many conversations and 
     },
   });
   try {
+    stored = Boolean(await eventually(storedAll, { timeoutMs: 60_000, intervalMs: 250 }));
+    assert.ok(stored, 'the conversations were stored');
+    assert.is(batches.length, 0, 'none analyzed while held');
     const done = await eventually(async () => ((await notAnalyzed(ids)) ? undefined : true), { timeoutMs: 45_000, intervalMs: 250 });
     assert.ok(done, `not analyzed: ${await notAnalyzed(ids)}`);
-    const sizes = JSON.stringify(batches.map((b) => b.n));
+    const sizes = JSON.stringify(batches.map((b) => b.n)) + JSON.stringify(batches.map((b) => b.at - batches[0]!.at));
     assert.ok(batches.every((b) => b.n <= 3), `at most 3 conversations per batch: ${sizes}`);
     // (the suite inserts one message at a time, so a conversation may come due, and be analyzed, twice)
     assert.ok(batches.reduce((a, b) => a + b.n, 0) >= 7, sizes);
@@ -257,8 +227,9 @@ test('with ANALYZE_SPACING_PER_MESSAGE_MS, a long conversation that keeps growin
     await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents('spaced-long', 150, 100_000)));
     await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents('spaced-short', 1, 100_000)));
     const first = Date.now();
-    // both grow by one turn every 200 ms for 4 s: a job of each per debounce window (100 ms)
-    for (let p = 0; Date.now() - first < 4_000; p++) {
+    // both grow by one turn every 200 ms for at least 4 s and until six batches held either (a slow
+    // machine's batches take seconds), at most 40 s: a job of each per debounce window (100 ms)
+    for (let p = 0; Date.now() - first < 4_000 || (batches.length < 6 && Date.now() - first < 40_000); p++) {
       for (const id of ids) await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents(id, 1, (p + 2) * 10_000_000)));
       await sleep(200);
     }

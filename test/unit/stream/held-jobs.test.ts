@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createCoverage, createHeldJobs, firstRunMs, reanalysisSpacing } from '../../../stream/analyze/held-jobs.js';
+import { createCoverage, createHeldJobs, firstRunMs, noteAnalyzed, reanalysisSpacing } from '../../../stream/analyze/held-jobs.js';
 import { mulberry32 } from '../../../core/random.js';
 
 const held = (maxDeferMs = 30_000, notBefore?: (key: string) => number | undefined) => createHeldJobs<string>({ maxDeferMs, notBefore });
@@ -34,6 +34,39 @@ test('only eligible conversations are taken (not those in flight): the others\' 
   assert.equal(h.take(600, false, 1, (k) => k !== 'c'), ['a1'], 'the batch limit counts the conversations taken only');
   assert.equal(h.take(700, false, 10, (k) => k === 'c'), ['c1']);
   assert.is(h.size, 0);
+});
+
+test('runnableKeys counts the conversations take would return: two due jobs of one conversation once, none waiting for its spacing, lag or eligibility', () => {
+  const spaced = new Set(['s']);
+  const h = held(30_000, (k) => (spaced.has(k) ? 10_000 : undefined));
+  // two jobs of `a` arrive before either is due (as through a lag): no merge, two due jobs later
+  add(h, 'a1', 'a', 100);
+  add(h, 'a2', 'a', 200);
+  add(h, 'b1', 'b', 100);
+  add(h, 's1', 's', 100);
+  add(h, 'c1', 'c', 5_000);
+  assert.is(h.dueCount(1_000), 4, 'jobs due');
+  assert.is(h.runnableKeys(1_000, false, 10), 2, 'a and b: s waits for its spacing, c is not due');
+  assert.is(h.runnableKeys(1_000, false, 1), 1, 'counted up to the limit');
+  assert.is(h.runnableKeys(1_000, false, 10, (k) => k !== 'a'), 1, 'only eligible ones');
+  assert.is(h.runnableKeys(1_000, true, 10), 0, 'held by the lag');
+  assert.is(h.runnableKeys(10_000, false, 10), 4);
+  assert.is(h.take(1_000, false, 10).length, 3, 'take agrees: a1, a2 and b1 (two conversations)');
+});
+
+test('noteAnalyzed: the jobs held meanwhile that the analysis covered leave the held set; later ones and other conversations stay', () => {
+  const h = held();
+  const published: Record<string, number> = { a1: 900, a2: 1_400, b1: 900 };
+  add(h, 'a1', 'a', 1_000);
+  add(h, 'a2', 'a', 1_500);
+  add(h, 'b1', 'b', 1_000);
+  const c = createCoverage({ marginMs: 0, maxEntries: 10 });
+  c.noteDelivery(0, 0);
+  const covered = noteAnalyzed(c, h, new Map([['a', 4]]), 1_000, 1_200, (item) => published[item]!);
+  assert.equal(covered, ['a1'], 'published before the load at 1 s');
+  assert.is(h.size, 2);
+  assert.equal(h.take(2_000, false, 10), ['a2', 'b1']);
+  assert.equal(h.remove('a', () => true), [], 'nothing left to remove');
 });
 
 test('while lagging: due jobs are held and counted once; they all run when the lag clears', () => {
