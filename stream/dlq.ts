@@ -6,6 +6,7 @@
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import type { JsMsg, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { STREAMS, dlqSubject } from '../schemas/subjects.js';
+import { replayBytes } from './analyze/publisher.js';
 
 export const DLQ_HEADERS = {
   reason: 'Th-Dlq-Reason',
@@ -145,6 +146,6 @@ export async function replayDeadLetter(js: JetStreamClient, jsm: JetStreamManage
   if (!d.originalSubject) throw new Error(`dead letter ${d.seq} has no original subject`);
   const h = natsHeaders();
   h.set('Th-Replay-Of', d.msgId);
-  await js.publish(d.originalSubject, d.data, { msgID: `${d.msgId}:replay:${d.seq}`, headers: h });
+  await js.publish(d.originalSubject, replayBytes(d.originalSubject, d.data), { msgID: `${d.msgId}:replay:${d.seq}`, headers: h });
   await jsm.streams.deleteMessage(STREAMS.DLQ.name, d.seq);
 }

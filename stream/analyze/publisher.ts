@@ -70,3 +70,20 @@ export async function publishRetryJobs(
   );
   return worst.size;
 }
+
+/**
+ * The bytes a dead-lettered message is replayed with: an analysis job starts again with no failures
+ * (it was dead-lettered for carrying `STREAM_MAX_DELIVER` of them, and would be again at once);
+ * anything else, or a job that cannot be read, is replayed as it was.
+ */
+export function replayBytes(subject: string, data: Uint8Array): Uint8Array {
+  if (!subject.startsWith('analyze.')) return data;
+  try {
+    const job = JSON.parse(Buffer.from(data).toString()) as ConversationJob;
+    if (!job || typeof job !== 'object' || job.failures === undefined) return data;
+    delete job.failures;
+    return Buffer.from(JSON.stringify(job));
+  } catch {
+    return data;
+  }
+}

@@ -3,14 +3,14 @@
  * stream role stopped while it held a job are not failures, so a job held across more restarts
  * than STREAM_MAX_DELIVER is still analyzed, never dead-lettered; a batch whose reads fail is
  * retried with its count of failures and analyzed once the reads work; a job whose reads fail every
- * time goes to the DLQ after STREAM_MAX_DELIVER failures, saying so. Real nats-server and chDB; the
+ * time goes to the DLQ after STREAM_MAX_DELIVER failures, saying so, and a replay of it runs again. Real nats-server and chDB; the
  * stream role is started by the suite.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Store } from '../../../core/clickhouse.js';
 import { startStream } from '../../../stream/main.js';
-import { listDeadLetters } from '../../../stream/dlq.js';
+import { listDeadLetters, replayDeadLetter } from '../../../stream/dlq.js';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { analysisHelpers } from './analysis-helpers.js';
 
@@ -73,9 +73,10 @@ test(`jobs held across more restarts than STREAM_MAX_DELIVER (${MAX_DELIVER}) ar
   }
 });
 
-test('a batch whose reads fail is retried and analyzed once they work; one whose reads always fail is dead-lettered after STREAM_MAX_DELIVER failures', async () => {
+test('a batch whose reads fail is retried and analyzed once they work; one whose reads always fail is dead-lettered after STREAM_MAX_DELIVER failures, and analyzed when replayed', async () => {
   let flaky = 1;
-  const { wrap, reads } = failingReads((params) => params.includes('unreadable-') || (params.includes('flaky-') && flaky-- > 0));
+  let unreadable = true;
+  const { wrap, reads } = failingReads((params) => (unreadable && params.includes('unreadable-')) || (params.includes('flaky-') && flaky-- > 0));
   const retriesBefore = metric('stream_analyze_jobs_total', { outcome: 'retry' });
   const deadBefore = (await listDeadLetters(ts.system.rt.bus.jsm)).length;
   const stream = await startStream(ts.system.rt, { wrapAnalysisStore: wrap });
@@ -85,7 +86,7 @@ test('a batch whose reads fail is retried and analyzed once they work; one whose
     assert.ok(done, 'analyzed once its reads worked');
     assert.ok(metric('stream_analyze_jobs_total', { outcome: 'retry' }) > retriesBefore, 'after a failed batch');
 
-    const unreadable = await publishConversations('unreadable', 1, 1);
+    const lost = await publishConversations('unreadable', 1, 1);
     const dead = await eventually(async () => {
       const all = await listDeadLetters(ts.system.rt.bus.jsm);
       return all.length > deadBefore ? all.slice(deadBefore) : undefined;
@@ -93,8 +94,14 @@ test('a batch whose reads fail is retried and analyzed once they work; one whose
     assert.ok(dead, `the job was dead-lettered (reads failed ${reads.failed} times)`);
     assert.is(dead!.length, 1, JSON.stringify(dead!.map((d) => d.error)));
     assert.equal([dead![0]!.subject, dead![0]!.reason, dead![0]!.error], ['dlq.analyze.analyze', 'max_deliver', `analysis failed ${MAX_DELIVER} times`]);
-    assert.ok(JSON.parse(Buffer.from(dead![0]!.data).toString()).conversation_id === unreadable.ids[0], 'the dead letter is that conversation\'s job');
-    assert.ok(await notAnalyzed(unreadable.ids), 'never analyzed');
+    assert.ok(JSON.parse(Buffer.from(dead![0]!.data).toString()).conversation_id === lost.ids[0], 'the dead letter is that conversation\'s job');
+    assert.ok(await notAnalyzed(lost.ids), 'never analyzed');
+    // the cause mended, a replay runs the job again from no failures (it carried STREAM_MAX_DELIVER)
+    unreadable = false;
+    await replayDeadLetter(ts.system.rt.bus.js, ts.system.rt.bus.jsm, dead![0]!);
+    const replayed = await eventually(async () => ((await notAnalyzed(lost.ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
+    assert.ok(replayed, 'analyzed once replayed');
+    assert.is((await listDeadLetters(ts.system.rt.bus.jsm)).length, deadBefore, 'not dead-lettered again');
   } finally {
     await stream.close();
   }
