@@ -180,7 +180,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'SINK_MAX_BATCH_BYTES', default: '67108864', description: 'Insert a table batch at this many bytes' },
   { name: 'SINK_FLUSH_INTERVAL_MS', default: '250', description: 'Insert a table batch at this age' },
   { name: 'SINK_QUIET_MS', default: '50', description: 'Insert a table batch once no message arrived for this long (or 4 usual gaps, if longer), whatever its age (0: off)' },
-  { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered' },
+  { name: 'STREAM_MAX_DELIVER', default: '5', description: 'Deliveries before a message is dead-lettered; failed batches for an analysis job (its crash loop: 4 times as many deliveries)' },
   { name: 'STREAM_WORKER_THREADS', default: '(2, or 1 on one core)', description: 'Piscina worker threads decoding INGEST messages in the stream role (analysis batches run on threads of their own, ANALYSIS_THREADS)' },
   { name: 'ANALYSIS_THREADS', default: '1', description: 'Threads (nice 19) analyzing each batch at once in the stream role: a batch\'s tenants are split between them; a batch of one tenant runs on one' },
   { name: 'STREAM_DECODE_GATHER_MS', default: '5', description: 'Longest wait for more INGEST messages before a decode task leaves with fewer than 32 (0: at the end of the event-loop turn)' },
