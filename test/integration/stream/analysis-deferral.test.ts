@@ -255,58 +255,70 @@ test('with ANALYZE_SPACING_PER_MESSAGE_MS, a long conversation that keeps growin
 });
 
 test('an analysis batch that keeps its thread busy for seconds does not hold up storing: events arriving meanwhile are stored before it ends', async () => {
-  let startedHeavy!: () => void;
-  const heavyStarted = new Promise<void>((r) => (startedHeavy = r));
-  let armed = false;
-  let heavyMs = 0;
-  let heavyEndedAt = 0;
+  // a trial: the first batch holding `marker` runs, before itself, a heavy task (the same analyzers
+  // over copies of it), and events published once it starts must be stored before it ends
+  interface Trial { marker: string; started: () => void; ms: number; endedAt: number }
+  let trial: Trial | undefined;
+  let size = 0; // copies of the batch in the heavy task
   const copies = (loaded: WorkRequest['loaded'], n: number) => Array.from({ length: n }, () => loaded).flat();
+  const timed = async (run: () => Promise<unknown>) => {
+    const t0 = performance.now();
+    await run();
+    return performance.now() - t0;
+  };
   const stream = await startStream(rtWith({}), {
     wrapWork: (work) => async (input) => {
-      if (has(input, 'long-') && !armed) {
-        armed = true;
-        // the same analyzers over copies of the batch, sized to take about 3 s on this machine
-        let n = 20;
-        let ms = 0;
-        for (;;) {
-          const t0 = performance.now();
-          await work({ ...input, loaded: copies(input.loaded, n) });
-          ms = performance.now() - t0;
-          if (ms >= 400) {
-            // once more, warm: the first runs include compiling the analyzers, and sizing on them
-            // alone once gave a "3 s" task of 323 ms
-            const t1 = performance.now();
-            await work({ ...input, loaded: copies(input.loaded, n) });
-            ms = Math.min(ms, performance.now() - t1);
-            break;
-          }
-          n *= 4;
+      const t = trial;
+      if (t && has(input, t.marker)) {
+        trial = undefined;
+        if (!size) {
+          // sized to take about 3 s: grown until a run takes 400 ms, then measured once more warm (the
+          // first runs include compiling the analyzers)
+          let n = 20;
+          while ((await timed(() => work({ ...input, loaded: copies(input.loaded, n) }))) < 400) n *= 4;
+          size = Math.ceil((n * 3_000) / (await timed(() => work({ ...input, loaded: copies(input.loaded, n) }))));
         }
-        const heavy = work({ ...input, loaded: copies(input.loaded, Math.ceil((n * 3_000) / ms)) });
+        const heavy = work({ ...input, loaded: copies(input.loaded, size) });
         const h0 = performance.now();
-        startedHeavy();
+        t.started();
         await heavy;
-        heavyMs = performance.now() - h0;
-        heavyEndedAt = Date.now();
+        t.ms = performance.now() - h0;
+        t.endedAt = Date.now();
       }
       return work(input);
     },
   });
   try {
-    await publishConversations('long', 1, 1);
-    await heavyStarted;
-    await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents('meanwhile-1', 1)));
-    const storedAt = await eventually(
-      async () => {
-        const [r] = await ts.system.rt.store.query<{ n: string }>("SELECT count() AS n FROM {{db}}.events WHERE conversation_id = 'meanwhile-1'");
-        return Number(r!.n) > 0 ? Date.now() : 0;
-      },
-      { timeoutMs: 30_000, intervalMs: 20 },
-    );
-    assert.ok(storedAt > 0, 'the events were stored');
-    const ended = await eventually(async () => heavyEndedAt, { timeoutMs: 30_000, intervalMs: 50 });
-    assert.ok(heavyMs > 1_000, `the analysis task ran for ${Math.round(heavyMs)} ms`);
-    assert.ok(storedAt < ended, `stored ${storedAt - ended} ms after a ${Math.round(heavyMs)} ms analysis task ended: decoding waited for it`);
+    // the analysis thread runs at the lowest priority: where another process took the CPU while the
+    // task was sized, it comes out short; such a trial proves nothing and is run again, larger
+    let proven: Trial | undefined;
+    for (let k = 0; k < 4 && !proven; k++) {
+      let started!: () => void;
+      const heavyStarted = new Promise<void>((r) => (started = r));
+      const t: Trial = { marker: `long${k}-`, started, ms: 0, endedAt: 0 };
+      trial = t;
+      await publishConversations(`long${k}`, 1, 1);
+      await heavyStarted;
+      const id = `meanwhile-${k}`;
+      await publishBatch(ts.system.rt.bus.js, batchOf(conversationEvents(id, 1)));
+      const storedAt = await eventually(
+        async () => {
+          const [r] = await ts.system.rt.store.query<{ n: string }>('SELECT count() AS n FROM {{db}}.events WHERE conversation_id = {id:String}', { id });
+          return Number(r!.n) > 0 ? Date.now() : 0;
+        },
+        { timeoutMs: 30_000, intervalMs: 20 },
+      );
+      assert.ok(storedAt > 0, 'the events were stored');
+      const ended = await eventually(async () => t.endedAt, { timeoutMs: 60_000, intervalMs: 50 });
+      assert.ok(ended, 'the analysis task ended');
+      if (t.ms < 1_000) {
+        size = Math.ceil((size * 3_000) / Math.max(t.ms, 50));
+        continue;
+      }
+      assert.ok(storedAt < ended, `stored ${storedAt - ended} ms after a ${Math.round(t.ms)} ms analysis task ended: decoding waited for it`);
+      proven = t;
+    }
+    assert.ok(proven, 'an analysis task ran for more than a second in one of four trials');
     await ts.system.rt.metrics.render();
     assert.ok(metric('stream_analysis_thread_utilization') > 0, 'the analysis thread reports the time it ran');
   } finally {
