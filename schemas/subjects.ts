@@ -33,4 +33,6 @@ export const TENANT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const ingestSubject = (tenant: string, source: string) => `ingest.${tenant}.${source}`;
 export const analyzeSubject = (tenant: string) => `analyze.${tenant}.conversation`;
+/** Whether a subject is one of the ANALYZE stream's (a job's subject, for one dead-lettered from it). */
+export const isAnalyzeSubject = (subject: string) => subject.startsWith(STREAMS.ANALYZE.subjects.slice(0, -1));
 export const dlqSubject = (stream: string, consumer: string) => `dlq.${stream.toLowerCase()}.${consumer}`;

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { analyzeSubject } from '../../schemas/subjects.js';
+import { analyzeSubject, isAnalyzeSubject } from '../../schemas/subjects.js';
 import { conversationKey, splitConversationKey } from '../conversation-key.js';
 
 export interface ConversationJob {
@@ -77,7 +77,7 @@ export async function publishRetryJobs(
  * anything else, or a job that cannot be read, is replayed as it was.
  */
 export function replayBytes(subject: string, data: Uint8Array): Uint8Array {
-  if (!subject.startsWith('analyze.')) return data;
+  if (!isAnalyzeSubject(subject)) return data;
   try {
     const job = JSON.parse(Buffer.from(data).toString()) as ConversationJob;
     if (!job || typeof job !== 'object' || job.failures === undefined) return data;
