@@ -5,6 +5,7 @@ import { UnavailableError } from '../core/errors.js';
 import type { SourceRoute } from '../schemas/events.js';
 import { CONSUMERS, ingestSubject, STREAMS } from '../schemas/subjects.js';
 import type { EventGroup, PreparedEvent } from './pipeline.js';
+import { eventIdOf } from '../schemas/event-ids.js';
 
 export interface PublisherOptions {
   publishTimeoutMs: number;
@@ -28,11 +29,13 @@ export interface Publisher {
   maxEventBytes(): number;
 }
 
-/** The start of every event of a batch message; the event id follows it. */
-const EVENT_ID_KEY = '{"event_id":"';
-const EVENT_ID_CHARS = 32;
+/** The message's own fields are written before its events: the id prefix goes here once the hash is known. */
+const ID_PREFIX_KEY = '"event_id_prefix":"';
+/** Hex digits of the message id that begin every event id; 8 more give the event's position. */
+const ID_PREFIX_CHARS = 24;
 const COMMA = 0x2c;
 const NEWLINE = Buffer.from('\n');
+const OPEN = Buffer.from('{');
 
 /** A batch message ready to publish: its bytes and its content-derived ids. */
 export interface EncodedBatch {
@@ -43,37 +46,44 @@ export interface EncodedBatch {
 
 /** A group of the message: how its events name it, and what the hash reads for it. */
 interface BatchGroup {
-  /** `,"group":<index>`, written into each event of the group. */
+  /** `"group":<index>,`, written first into each event of the group. */
   ref: string;
   /** `,"resource":<resource>,"scope":<scope>}` and a newline: the end of the event's v1 JSON, hashed. */
   hashed: Buffer;
 }
 
+/** What `encodeBatch` writes of an event: its JSON, its group, and the agent its JSON names first. */
+export type BatchEvent = Pick<PreparedEvent, 'json' | 'group'> & { agent?: string };
+
 /**
- * One IngestBatch message (v2) as bytes, built once from the pre-serialized events: no batch string
+ * One IngestBatch message (v3) as bytes, built once from the pre-serialized events: no batch string
  * is built and then encoded again, and the hash reads the very bytes that are published.
  *
- * Layout: `{"v":2,…,"groups":[{"resource":…,"scope":…},…],"events":[` then, per event,
- * `{"event_id":"<id>","receive_time":<time>,"group":<n>` and the event's own JSON with its opening
- * brace turned into a comma. A group's resource and scope are written once per message, not once per
- * event (an OTLP request's records share them; docs/ingestion.md "Publishing and backpressure").
- * Each event's JSON is written first (and hashed in place), its id-and-time prefix after the hash is
- * known. `sizes` are the events' own UTF-8 byte lengths (`json`, without the group) when the caller
- * has them already.
+ * Layout: `{"v":3,"tenant_id":…,"source":…,"agent":…,"request_id":…,"receive_time":…,
+ * "event_id_prefix":…,"groups":[{"resource":…,"scope":…},…],"events":[` then, per event, `{`,
+ * `"group":<n>,` when it has a group, and its own JSON after its opening brace. What every event of a
+ * request shares is written once per message, not once per event: a group's resource and scope, the
+ * receive time, the event ids' common prefix (an event's id is that prefix and its position as 8 hex
+ * digits), and the tenant, agent and source the edge's JSON of every event begins with
+ * (`{"tenant_id":…,"agent":…,"source":…,`): an event whose JSON begins so is written without them
+ * (about 140 bytes per event; docs/ingestion.md "Publishing and backpressure"). The stream role
+ * gives each event these fields back before anything else reads it (stream/batch.ts).
  *
  * Content-derived ids: the Nats-Msg-Id hashes tenant, source and each event's v1 JSON (its own
  * fields, then `resource` and `scope`; no receive time), each followed by a newline, so a retried
  * request maps to the same messages and JetStream's duplicate window drops them, and the ids are
- * those of the v1 layout. An event id is the first 96 bits of the message id followed by the event's
- * position in the batch as 8 hex digits: stable across retries, distinct within a batch, and
- * distinct across batches as long as their SHA-256 prefixes are (one hash per batch, not per event).
+ * those of the v1 and v2 layouts. An event id is the first 96 bits of the message id followed by
+ * the event's position in the batch as 8 hex digits: stable across retries, distinct within a
+ * batch, and distinct across batches as long as their SHA-256 prefixes are (one hash per batch, not
+ * per event). `sizes` are the events' own UTF-8 byte lengths (`json`, without the group) when the
+ * caller has them already.
  */
 export function encodeBatch(
   tenant: string,
   source: SourceRoute,
   requestId: string,
   receiveTime: string,
-  events: ReadonlyArray<Pick<PreparedEvent, 'json' | 'group'>>,
+  events: readonly BatchEvent[],
   sizes: readonly number[] = events.map((e) => Buffer.byteLength(e.json)),
 ): EncodedBatch {
   const n = events.length;
@@ -84,31 +94,45 @@ export function encodeBatch(
     const g = events[i]!.group;
     if (g === undefined || used.has(g)) continue;
     const tail = `,"resource":${g.resource},"scope":${g.scope}}`;
-    used.set(g, { ref: `,"group":${used.size}`, hashed: Buffer.from(`${tail}\n`) });
+    used.set(g, { ref: `"group":${used.size},`, hashed: Buffer.from(`${tail}\n`) });
     groupTexts.push(`{${tail.slice(1)}`);
   }
-  const head = `{"v":2,"tenant_id":${JSON.stringify(tenant)},"source":${JSON.stringify(source)},"request_id":${JSON.stringify(requestId)},"groups":[${groupTexts.join(',')}],"events":[`;
-  // the prefix of every event, with the id's place held by zeros until the hash is known
-  const prefix = Buffer.from(`${EVENT_ID_KEY}${'0'.repeat(EVENT_ID_CHARS)}","receive_time":${JSON.stringify(receiveTime)}`);
-  let total = Buffer.byteLength(head) + 2 + Math.max(0, n - 1);
+  const agent = events[0]?.agent;
+  const tenantText = JSON.stringify(tenant);
+  const sourceText = JSON.stringify(source);
+  // what the JSON of the request's events begins with (ingest/normalize/event.ts `draft`)
+  const shared = agent === undefined ? undefined : `{"tenant_id":${tenantText},"agent":${JSON.stringify(agent)},"source":${sourceText},`;
+  const sharedBytes = Buffer.from(shared ?? '');
+  const beforeId =
+    `{"v":3,"tenant_id":${tenantText},"source":${sourceText},${agent === undefined ? '' : `"agent":${JSON.stringify(agent)},`}` +
+    `"request_id":${JSON.stringify(requestId)},"receive_time":${JSON.stringify(receiveTime)},${ID_PREFIX_KEY}`;
+  // the id prefix's place is held by zeros until the hash is known
+  const idAt = Buffer.byteLength(beforeId);
+  const head = `${beforeId}${'0'.repeat(ID_PREFIX_CHARS)}","groups":[${groupTexts.join(',')}],"events":[`;
+  const headBytes = Buffer.byteLength(head);
+  // per event, where its own JSON continues after what the message holds for it: after the shared
+  // beginning, or after the opening brace
+  const skips = new Array<number>(n);
+  let total = headBytes + 2 + Math.max(0, n - 1);
   for (let i = 0; i < n; i++) {
-    const g = events[i]!.group;
-    total += prefix.length + sizes[i]! + (g === undefined ? 0 : used.get(g)!.ref.length);
+    const e = events[i]!;
+    const g = e.group;
+    skips[i] = shared !== undefined && e.json.startsWith(shared) ? shared.length : 1;
+    total += 1 + sizes[i]! - (skips[i] === 1 ? 1 : sharedBytes.length) + (g === undefined ? 0 : used.get(g)!.ref.length);
   }
   const data = Buffer.allocUnsafe(total);
   let off = data.write(head, 0);
-  const ats = new Array<number>(n);
-  const starts = new Array<number>(n);
   const h = createHash('sha256').update(`${tenant}\n${source}\n`);
   for (let i = 0; i < n; i++) {
     const e = events[i]!;
     const g = e.group === undefined ? undefined : used.get(e.group)!;
-    ats[i] = off;
-    off += prefix.length;
+    data[off++] = 0x7b; // {
     if (g !== undefined) off += data.write(g.ref, off, 'latin1');
-    starts[i] = off;
-    const written = data.write(e.json, off);
-    // the event's v1 JSON: its own fields without the closing brace, then its group's
+    const rest = e.json.slice(skips[i]!);
+    const written = data.write(rest, off);
+    // the event's v1 JSON: the shared beginning (or the brace), its own fields without the closing
+    // brace, then its group's
+    h.update(skips[i] === 1 ? OPEN : sharedBytes);
     if (g === undefined) h.update(data.subarray(off, off + written)).update(NEWLINE);
     else h.update(data.subarray(off, off + written - 1)).update(g.hashed);
     off += written;
@@ -118,15 +142,10 @@ export function encodeBatch(
   if (off + 2 !== total) throw new Error(`batch message of ${total} bytes written to ${off + 2}`);
   data.write(']}', off, 'latin1');
   const msgId = h.digest('hex');
-  const idPrefix = msgId.slice(0, 24);
+  const idPrefix = msgId.slice(0, ID_PREFIX_CHARS);
+  data.write(idPrefix, idAt, 'latin1');
   const eventIds = new Array<string>(n);
-  for (let i = 0; i < n; i++) {
-    prefix.copy(data, ats[i]!);
-    eventIds[i] = idPrefix + i.toString(16).padStart(8, '0');
-    data.write(eventIds[i]!, ats[i]! + EVENT_ID_KEY.length, 'latin1');
-    // the event's opening brace continues the object its prefix opened
-    data[starts[i]!] = COMMA;
-  }
+  for (let i = 0; i < n; i++) eventIds[i] = eventIdOf(idPrefix, i);
   return { data, msgId, eventIds };
 }
 

@@ -171,13 +171,23 @@ export interface IngestEvent {
 
 /** One JetStream message on `ingest.<tenant>.<source>`; its Nats-Msg-Id is derived from `events`. */
 export interface IngestBatch {
-  /** 1: every event holds its own `resource` and `scope`; 2: an event may name its `group` instead. */
-  v: 1 | 2;
+  /**
+   * 1: every event holds its own `resource` and `scope`; 2: an event may name its `group` instead;
+   * 3: also what all events of the request share is the message's (`receive_time`, `event_id_prefix`,
+   * and `tenant_id`, `agent`, `source` for an event that leaves them out).
+   */
+  v: 1 | 2 | 3;
   tenant_id: string;
   source: SourceRoute;
   request_id: string;
-  /** v2: the resource and scope of the events whose `group` is the entry's index (an OTLP ResourceLogs/ScopeLogs group). */
+  /** v2, v3: the resource and scope of the events whose `group` is the entry's index (an OTLP ResourceLogs/ScopeLogs group). */
   groups?: Array<Pick<IngestEvent, 'resource' | 'scope'>>;
+  /** v3: the agent of an event that leaves it out. */
+  agent?: AgentId;
+  /** v3: every event's receive time. */
+  receive_time?: string;
+  /** v3: an event's id is this and its position in `events` as 8 hex digits. */
+  event_id_prefix?: string;
   events: IngestEvent[];
 }
 

@@ -8,6 +8,7 @@ import { eventsToRows } from './rows.js';
 import { encodeTables, type TableBytes } from './row-bytes.js';
 import { timeUnits } from '../core/utc-time.js';
 import { bufferOf } from '../core/bytes.js';
+import { eventIdOf } from '../schemas/event-ids.js';
 
 /** A decoded message: its rows as insert-ready bytes per table, and what the sink needs to know. */
 export interface DecodedRows {
@@ -52,22 +53,43 @@ function parseBatch(data: Uint8Array | string): Parsed {
   }
   const b = parsed as Partial<IngestBatch>;
   if (!b || typeof b !== 'object' || Array.isArray(b)) return { kind: 'poison', reason: 'batch is not an object' };
-  if (b.v !== 1 && b.v !== 2) return { kind: 'poison', reason: `unsupported batch version ${String(b.v)}` };
+  if (b.v !== 1 && b.v !== 2 && b.v !== 3) return { kind: 'poison', reason: `unsupported batch version ${String(b.v)}` };
   if (typeof b.tenant_id !== 'string' || !TENANT_PATTERN.test(b.tenant_id)) return { kind: 'poison', reason: 'batch.tenant_id is missing or invalid' };
   if (!Array.isArray(b.events)) return { kind: 'poison', reason: 'batch.events is not an array' };
-  const groups = b.v === 2 ? b.groups ?? [] : [];
+  const groups = b.v === 1 ? [] : b.groups ?? [];
   if (!Array.isArray(groups)) return { kind: 'poison', reason: 'batch.groups is not an array' };
+  if (b.v === 3) {
+    for (const k of ['receive_time', 'event_id_prefix', 'agent'] as const) if (b[k] !== undefined && typeof b[k] !== 'string') return { kind: 'poison', reason: `batch.${k} is not a string` };
+  }
   for (let i = 0; i < b.events.length; i++) {
-    const why = (b.v === 2 && resolveGroup(b.events[i], groups)) || invalidEvent(b.events[i], b.tenant_id);
+    const why = (b.v !== 1 && completeEvent(b as IngestBatch, b.events[i], i, groups)) || invalidEvent(b.events[i], b.tenant_id);
     if (why) return { kind: 'poison', reason: `events[${i}]: ${why}` };
   }
   return { kind: 'ok', batch: b as IngestBatch };
 }
 
-/** A message's events whole: each event that names a group of a v2 message takes its resource and scope. */
+/** A message's events whole: each event of a v2 or v3 message takes what it leaves to the message. */
 export function wholeEvents(batch: IngestBatch): IngestEvent[] {
-  if (batch.v === 2 && Array.isArray(batch.groups)) for (const e of batch.events) resolveGroup(e, batch.groups);
+  if (batch.v !== 1 && Array.isArray(batch.groups ?? [])) batch.events.forEach((e, i) => completeEvent(batch, e, i, batch.groups ?? []));
   return batch.events;
+}
+
+/**
+ * An event of a v2 or v3 message given what it leaves to the message (ingest/publish.ts
+ * `encodeBatch`): v3, the fields all events of the request share (an event's own win); v2 and v3,
+ * its group's resource and scope. Undefined when that worked or there was nothing to give, else why not.
+ */
+function completeEvent(b: IngestBatch, e: unknown, index: number, groups: unknown[]): string | undefined {
+  if (!e || typeof e !== 'object' || Array.isArray(e)) return undefined;
+  if (b.v === 3) {
+    const ev = e as Partial<WireEvent>;
+    if (ev.event_id === undefined && b.event_id_prefix !== undefined) ev.event_id = eventIdOf(b.event_id_prefix, index);
+    ev.receive_time ??= b.receive_time;
+    ev.tenant_id ??= b.tenant_id;
+    if (b.agent !== undefined) ev.agent ??= b.agent;
+    ev.source ??= b.source;
+  }
+  return resolveGroup(e, groups);
 }
 
 /**

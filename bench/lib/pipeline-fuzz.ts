@@ -14,6 +14,8 @@ import type { Bus } from '../../core/nats.js';
 import type { Store } from '../../core/clickhouse.js';
 import { CONSUMERS } from '../../schemas/subjects.js';
 import { listDeadLetters } from '../../stream/dlq.js';
+import { wholeEvents } from '../../stream/batch.js';
+import type { IngestBatch } from '../../schemas/events.js';
 import { FUZZ_ROUTES, makeRequest, prng, type FuzzRoute } from './fuzz-bodies.js';
 
 export interface PipelineFuzzOptions {
@@ -74,9 +76,10 @@ export async function runPipelineFuzz(opts: PipelineFuzzOptions): Promise<Pipeli
   const watcher = await connect({ servers: opts.natsUrl.split(',') });
   const sub = watcher.subscribe('ingest.>', {
     callback: (_err, m) => {
-      const b = m.json<{ request_id: string; events: Array<{ event_id: string }> }>();
+      // whole: an event of a v3 message leaves its id to the message
+      const b = m.json<IngestBatch>();
       const list = published.get(b.request_id) ?? [];
-      for (const e of b.events) list.push(e.event_id);
+      for (const e of wholeEvents(b)) list.push(e.event_id);
       published.set(b.request_id, list);
     },
   });

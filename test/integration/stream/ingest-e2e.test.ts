@@ -140,17 +140,17 @@ test('tracehouse dlq list shows dead letters with their reason; replay stores th
   assert.match((await runCli(['dlq', 'list'], env)).stdout, /no dead letters/);
 });
 
-test('a v2 message an older stream role dead-lettered (unsupported batch version 2) is stored once replayed, with its group', async () => {
+test('a v3 message an older stream role dead-lettered (unsupported batch version 3) is stored once replayed, with its group and what its events share', async () => {
   const { js } = ts.system.rt.bus;
-  const record = (i: number) => ({ timeUnixNano: `${1767603657332000000 + i * 1_000_000}`, body: { stringValue: 'claude_code.api_request' }, attributes: kv({ 'event.name': 'api_request', 'session.id': 'v2-replay', model: 'm', cost_usd: '0.01' }) });
+  const record = (i: number) => ({ timeUnixNano: `${1767603657332000000 + i * 1_000_000}`, body: { stringValue: 'claude_code.api_request' }, attributes: kv({ 'event.name': 'api_request', 'session.id': 'v3-replay', model: 'm', cost_usd: '0.01' }) });
   const body = { resourceLogs: [{ resource: { attributes: kv({ 'service.name': 'claude-code', 'deploy.region': 'eu' }) }, scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events', version: '2.1.294' }, logRecords: [record(0), record(1), record(2)] }] }] };
   const out = runPipeline({ route: 'logs', agent: 'agent-a', encoding: 'json', body: new TextEncoder().encode(JSON.stringify(body)), tenant: 'default', receiveTime: new Date().toISOString() });
   assert.is(out.kind, 'ok');
-  const msg = encodeBatch('default', 'logs', 'req-v2', new Date().toISOString(), (out as { events: PreparedEvent[] }).events);
-  assert.is(JSON.parse(msg.data.toString()).v, 2);
+  const msg = encodeBatch('default', 'logs', 'req-v3', new Date().toISOString(), (out as { events: PreparedEvent[] }).events);
+  assert.is(JSON.parse(msg.data.toString()).v, 3);
   const h = natsHeaders();
   h.set(DLQ_HEADERS.reason, 'poison');
-  h.set(DLQ_HEADERS.error, 'unsupported batch version 2');
+  h.set(DLQ_HEADERS.error, 'unsupported batch version 3');
   h.set(DLQ_HEADERS.subject, 'ingest.default.logs');
   h.set(DLQ_HEADERS.msgId, msg.msgId);
   h.set(DLQ_HEADERS.deliveries, '1');
@@ -159,10 +159,10 @@ test('a v2 message an older stream role dead-lettered (unsupported batch version
   const replay = await runCli(['dlq', 'replay', '--all'], env);
   assert.is(replay.code, 0, replay.stderr);
   const rows = await eventually(async () => {
-    const r = await ts.system.rt.store.query<{ region: string; service: string; scope_name: string }>(`SELECT resource['deploy.region'] AS region, resource['service.name'] AS service, scope_name FROM {{db}}.events FINAL WHERE conversation_id = 'v2-replay'`);
+    const r = await ts.system.rt.store.query<{ region: string; service: string; scope_name: string; agent: string; source: string; event_id: string }>(`SELECT resource['deploy.region'] AS region, resource['service.name'] AS service, scope_name, agent, source, event_id FROM {{db}}.events FINAL WHERE conversation_id = 'v3-replay' ORDER BY event_id`);
     return r.length === 3 ? r : undefined;
   });
-  assert.equal(rows, Array.from({ length: 3 }, () => ({ region: 'eu', service: 'claude-code', scope_name: 'com.anthropic.claude_code.events' })));
+  assert.equal(rows, msg.eventIds.map((event_id) => ({ region: 'eu', service: 'claude-code', scope_name: 'com.anthropic.claude_code.events', agent: 'agent-a', source: 'logs', event_id })));
 });
 
 test('tracehouse status prints stream and consumer state', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { encodeBatch } from '../../../ingest/publish.js';
+import { wholeEvents } from '../../../stream/batch.js';
 
 const events = Array.from({ length: 600 }, (_, i) => ({ json: JSON.stringify({ n: i, text: `event ${i % 7}` }) }));
 const batch = (tenant: string, source: 'logs' | 'hooks', list: Array<{ json: string }>) => encodeBatch(tenant, source, 'req-1', '2026-11-24T10:00:00.000Z', list);
@@ -31,7 +32,7 @@ test('a different tenant, source or content gives other ids', () => {
   }
 });
 
-test('the bytes are the IngestBatch JSON: each event with its id and receive time first, then its own fields', () => {
+test('the bytes are the IngestBatch JSON: the message\'s shared fields once, then each event\'s own fields', () => {
   // multi-byte text, an escaped control character and a replaced lone surrogate change byte lengths
   const list = [
     { json: JSON.stringify({ type: 'message', text: 'naïve — 日本語 🙂' }) },
@@ -40,15 +41,22 @@ test('the bytes are the IngestBatch JSON: each event with its id and receive tim
   ];
   const out = encodeBatch('t1', 'logs', 'req-ü', '2026-11-24T10:00:00.000Z', list);
   const parsed = JSON.parse(out.data.toString('utf8'));
+  const own = list.map((e) => JSON.parse(Buffer.from(e.json).toString('utf8')));
   assert.equal(parsed, {
-    v: 2,
+    v: 3,
     tenant_id: 't1',
     source: 'logs',
     request_id: 'req-ü',
+    receive_time: '2026-11-24T10:00:00.000Z',
+    event_id_prefix: out.msgId.slice(0, 24),
     groups: [],
-    events: list.map((e, i) => ({ event_id: out.eventIds[i], receive_time: '2026-11-24T10:00:00.000Z', ...JSON.parse(Buffer.from(e.json).toString('utf8')) })),
+    events: own,
   });
-  assert.is(Object.keys(parsed.events[0])[0], 'event_id');
+  // read whole, each event has its id and receive time (and its tenant and source, which it lacked)
+  assert.equal(
+    wholeEvents(parsed),
+    own.map((e, i) => ({ ...e, event_id: out.eventIds[i], receive_time: '2026-11-24T10:00:00.000Z', tenant_id: 't1', source: 'logs' })),
+  );
   // the id hashes what is published: the lone surrogate as its UTF-8 replacement, as before
   const h = createHash('sha256').update('t1\nlogs\n');
   for (const e of list) h.update(e.json).update('\n');
@@ -60,7 +68,7 @@ test('one event, and sizes passed by the caller, give the same bytes', () => {
   const a = batch('t1', 'logs', one);
   const b = encodeBatch('t1', 'logs', 'req-1', '2026-11-24T10:00:00.000Z', one, [Buffer.byteLength(one[0]!.json)]);
   assert.ok(a.data.equals(b.data));
-  assert.equal(JSON.parse(a.data.toString()).events, [{ event_id: a.eventIds[0], receive_time: '2026-11-24T10:00:00.000Z', n: 0, text: 'event 0' }]);
+  assert.equal(wholeEvents(JSON.parse(a.data.toString())), [{ n: 0, text: 'event 0', event_id: a.eventIds[0], receive_time: '2026-11-24T10:00:00.000Z', tenant_id: 't1', source: 'logs' }]);
 });
 
 test.run();

@@ -344,7 +344,7 @@ test('effect classes by tool name and shell command', () => {
 
 test('decodeMessage: poison reasons, defaults for optional fields', () => {
   assert.is(decodeMessage('{').kind, 'poison');
-  assert.equal(decodeMessage('{"v":3,"tenant_id":"t","events":[]}'), { kind: 'poison', reason: 'unsupported batch version 3' });
+  assert.equal(decodeMessage('{"v":4,"tenant_id":"t","events":[]}'), { kind: 'poison', reason: 'unsupported batch version 4' });
   assert.match((decodeMessage('{"v":1,"tenant_id":"t","events":[{"event_id":"e"}]}') as { reason: string }).reason, /events\[0\]/);
   const ok = decodeMessage(JSON.stringify({ v: 1, tenant_id: 't', events: [{ event_id: 'e', tenant_id: 't', type: 'hook', event_time: '2025-01-01T00:00:00.000Z', receive_time: '2025-01-01T00:00:01.000Z', attributes: { n: 1, o: { a: 1 } } }] }));
   assert.is(ok.kind, 'ok');
