@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
-import type { Config } from './config.js';
+import { createRequire } from 'node:module';
+import type { createChdbConnection as CreateChdbConnection } from 'chdb/connection';
+import { exportEngineMallocConf, type Config } from './config.js';
 import { projectRoot } from './paths.js';
 import { compactLines, namedLines } from './row-text.js';
 import { createEngineGate, gatedConnection, type Lane } from './engine-gate.js';
@@ -175,6 +176,20 @@ function statementSettings(settings: ClickHouseSettings | undefined): Record<str
   return out;
 }
 
+/**
+ * The embedded engine's library, loaded on the first embedded store and not before: its allocator
+ * reads its options from the environment when it loads (config.ts `exportEngineMallocConf`), and a
+ * process that only uses a server (or no store, as the ingest role) never maps it.
+ */
+let loadedChdb: typeof CreateChdbConnection | undefined;
+function chdbConnection(config: Config): typeof CreateChdbConnection {
+  if (loadedChdb === undefined) {
+    exportEngineMallocConf(config);
+    loadedChdb = (createRequire(import.meta.url)('chdb/connection') as { createChdbConnection: typeof CreateChdbConnection }).createChdbConnection;
+  }
+  return loadedChdb;
+}
+
 export function createStore(config: Config): Store {
   const embedded = !config.clickhouse.url;
   /** A client whose statements run in `lane` (the embedded engine's gate; a server needs none). */
@@ -185,7 +200,7 @@ export function createStore(config: Config): Store {
   if (embedded) {
     const path = join(config.dataDir, 'clickhouse');
     mkdirSync(path, { recursive: true });
-    const chdb = createChdbConnection({ path });
+    const chdb = chdbConnection(config)({ path });
     const gate = createEngineGate();
     holdWrites = () => gate.hold();
     rawInsert = (lane, p) => gate.run(lane, () => chdb.chdb.rawInsert(p as Parameters<typeof chdb.chdb.rawInsert>[0]));

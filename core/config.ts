@@ -14,6 +14,8 @@ export interface Config {
     readonly database: string;
     /** Cluster name for ON CLUSTER DDL and Replicated engines; empty for a single node. */
     readonly cluster: string;
+    /** Options of the embedded engine's allocator (its JE_MALLOC_CONF); '' keeps the engine's built-in ones. */
+    readonly engineMallocConf: string;
   };
   readonly nats: {
     /** Server URL(s), comma-separated; empty means a managed `nats-server -js` child. */
@@ -144,6 +146,26 @@ export interface NatsServerGc {
  */
 export const DEFAULT_NATS_GC: NatsServerGc = { gogc: '400', memLimit: '512MiB' };
 
+/**
+ * Options of the embedded engine's memory allocator (chDB's jemalloc, which reads JE_MALLOC_CONF
+ * once, when the library loads). The engine's built-in options hand memory that has been free for
+ * 5 s back to the system, a little at a time, so inserts and merges keep touching new pages, and
+ * sample allocations for a heap profile nothing here reads (each sample unwinds the stack); on a
+ * virtual machine every page fault is microseconds of kernel time. Freed memory kept for 30 s and
+ * no sampling: the engine's best bulk insert of the bench's real rows took a fifth to a third less
+ * CPU (docs/operations.md "The embedded engine's allocator").
+ */
+export const DEFAULT_ENGINE_MALLOC_CONF = 'dirty_decay_ms:30000,muzzy_decay_ms:30000,prof_active:false';
+
+/**
+ * Hands the engine's allocator options to the process environment, where the embedded engine's
+ * library reads them when it loads (core/clickhouse.ts loads it after this, on the first embedded
+ * store). A library already loaded keeps the options it read.
+ */
+export function exportEngineMallocConf(config: Pick<Config, 'clickhouse'>): void {
+  process.env.JE_MALLOC_CONF = config.clickhouse.engineMallocConf;
+}
+
 /** Every variable the code reads, with its meaning; used by `tracehouse config --help` and docs. */
 export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; description: string; secret?: boolean }> = [
   { name: 'DATA_DIR', default: './.tracehouse', description: 'Embedded ClickHouse data and the managed NATS store' },
@@ -152,6 +174,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'CLICKHOUSE_PASSWORD', default: '', description: 'ClickHouse password (server only)', secret: true },
   { name: 'CLICKHOUSE_DATABASE', default: 'tracehouse', description: 'Database holding every table' },
   { name: 'CLICKHOUSE_CLUSTER', default: '', description: 'Cluster name: migrations use ON CLUSTER and Replicated engines' },
+  { name: 'JE_MALLOC_CONF', default: DEFAULT_ENGINE_MALLOC_CONF, description: "The embedded engine's allocator options (its jemalloc's, read when the engine loads; off: the engine's built-in ones)" },
   { name: 'NATS_URL', default: '(managed nats-server)', description: 'NATS server URL(s), comma-separated' },
   { name: 'NATS_SERVER_BIN', default: 'nats-server', description: 'nats-server binary for the managed child process' },
   { name: 'NATS_SERVER_PROCS', default: '(half the cores, at least 1)', description: "Cores the managed nats-server's Go runtime schedules on (its GOMAXPROCS)" },
@@ -206,6 +229,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; de
   { name: 'FIX_LLM_API_KEY', default: '', description: 'Bearer token of the LLM proposer endpoint', secret: true },
   { name: 'FIX_LLM_MODEL', default: 'gpt-4o-mini', description: 'Model name sent to the LLM proposer' },
 ];
+
+const offAsEmpty = (v: string) => (v === 'off' ? '' : v);
 
 /** Reads and validates the environment. Throws ConfigError naming the variable on the first invalid value. */
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -264,6 +289,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       password: str('CLICKHOUSE_PASSWORD', ''),
       database,
       cluster,
+      engineMallocConf: offAsEmpty(pattern('JE_MALLOC_CONF', DEFAULT_ENGINE_MALLOC_CONF, /^(off|[a-z_]+:[^,:\s]+(,[a-z_]+:[^,:\s]+)*)$/, 'off or jemalloc options such as dirty_decay_ms:30000,muzzy_decay_ms:30000')),
     },
     nats: {
       url: url('NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),

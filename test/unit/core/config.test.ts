@@ -23,6 +23,10 @@ test('defaults: embedded ClickHouse, managed NATS, ports 4318 and 8080, ./.trace
   assert.equal(c.nats.serverGc, { gogc: '400', memLimit: '512MiB' });
   assert.equal(loadConfig({ NATS_SERVER_GOGC: 'off', NATS_SERVER_GOMEMLIMIT: '2GiB' }).nats.serverGc, { gogc: 'off', memLimit: '2GiB' });
   assert.equal(loadConfig({ NATS_SERVER_GOGC: '100', NATS_SERVER_GOMEMLIMIT: 'off' }).nats.serverGc, { gogc: '100', memLimit: 'off' });
+  // the embedded engine's allocator keeps freed memory for 30 s and samples no heap profile; off leaves its built-in options
+  assert.is(c.clickhouse.engineMallocConf, 'dirty_decay_ms:30000,muzzy_decay_ms:30000,prof_active:false');
+  assert.is(loadConfig({ JE_MALLOC_CONF: 'off' }).clickhouse.engineMallocConf, '');
+  assert.is(loadConfig({ JE_MALLOC_CONF: 'dirty_decay_ms:-1,background_thread:true' }).clickhouse.engineMallocConf, 'dirty_decay_ms:-1,background_thread:true');
 });
 
 test('the configuration is frozen', () => {
@@ -51,6 +55,8 @@ const invalid: Array<[string, string, RegExp]> = [
   ['NATS_SERVER_GOGC', 'fast', /NATS_SERVER_GOGC/],
   ['NATS_SERVER_GOMEMLIMIT', '512MB', /NATS_SERVER_GOMEMLIMIT.*512MiB or 2GiB, or off/],
   ['NATS_SERVER_GOMEMLIMIT', '1 GiB', /NATS_SERVER_GOMEMLIMIT/],
+  ['JE_MALLOC_CONF', 'dirty_decay_ms=30000', /JE_MALLOC_CONF.*off or jemalloc options/],
+  ['JE_MALLOC_CONF', 'dirty_decay_ms:1, muzzy_decay_ms:1', /JE_MALLOC_CONF/],
 ];
 for (const [name, value, message] of invalid) {
   test(`invalid ${name}=${value} fails naming the variable`, () => {
