@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import type { Store } from '../../../core/clickhouse.js';
 import { startStream } from '../../../stream/main.js';
 import { listDeadLetters, replayDeadLetter } from '../../../stream/dlq.js';
+import { CONSUMERS } from '../../../schemas/subjects.js';
 import { eventually, startTestSystem, type TestSystem } from '../../helpers/system.js';
 import { analysisHelpers } from './analysis-helpers.js';
 
@@ -85,6 +86,14 @@ test('a batch whose reads fail is retried and analyzed once they work; one whose
     const done = await eventually(async () => ((await notAnalyzed(ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
     assert.ok(done, 'analyzed once its reads worked');
     assert.ok(metric('stream_analyze_jobs_total', { outcome: 'retry' }) > retriesBefore, 'after a failed batch');
+    // the failed batch's retry job may still wait out its backoff after another job analyzed the
+    // conversation: it runs before the next conversation is published, or it would share that
+    // conversation's failing batch and, one failure ahead, be dead-lettered before it
+    const settled = await eventually(async () => {
+      const info = await ts.system.rt.bus.jsm.consumers.info(CONSUMERS.analyze.stream, CONSUMERS.analyze.durable);
+      return info.num_pending + info.num_ack_pending === 0 ? true : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+    assert.ok(settled, "the first conversation's jobs are all done");
 
     const lost = await publishConversations('unreadable', 1, 1);
     const dead = await eventually(async () => {
@@ -94,7 +103,7 @@ test('a batch whose reads fail is retried and analyzed once they work; one whose
     assert.ok(dead, `the job was dead-lettered (reads failed ${reads.failed} times)`);
     assert.is(dead!.length, 1, JSON.stringify(dead!.map((d) => d.error)));
     assert.equal([dead![0]!.subject, dead![0]!.reason, dead![0]!.error], ['dlq.analyze.analyze', 'max_deliver', `analysis failed ${MAX_DELIVER} times`]);
-    assert.ok(JSON.parse(Buffer.from(dead![0]!.data).toString()).conversation_id === lost.ids[0], 'the dead letter is that conversation\'s job');
+    assert.is(JSON.parse(Buffer.from(dead![0]!.data).toString()).conversation_id, lost.ids[0], "the dead letter is that conversation's job");
     assert.ok(await notAnalyzed(lost.ids), 'never analyzed');
     // the cause mended, a replay runs the job again from no failures (it carried STREAM_MAX_DELIVER)
     unreadable = false;
