@@ -4,9 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
-import { createRequire } from 'node:module';
-import type { createChdbConnection as CreateChdbConnection } from 'chdb/connection';
-import { exportEngineMallocConf, type Config } from './config.js';
+import type { Config } from './config.js';
+import { chdbConnection } from './engine-library.js';
 import { projectRoot } from './paths.js';
 import { compactLines, namedLines } from './row-text.js';
 import { createEngineGate, gatedConnection, type Lane } from './engine-gate.js';
@@ -174,20 +173,6 @@ function statementSettings(settings: ClickHouseSettings | undefined): Record<str
   const out: Record<string, string | number | boolean> = { ...INSERT_SETTINGS };
   for (const [k, v] of Object.entries(settings ?? {})) if (v !== undefined) out[k] = v as string | number | boolean;
   return out;
-}
-
-/**
- * The embedded engine's library, loaded on the first embedded store and not before: its allocator
- * reads its options from the environment when it loads (config.ts `exportEngineMallocConf`), and a
- * process that only uses a server (or no store, as the ingest role) never maps it.
- */
-let loadedChdb: typeof CreateChdbConnection | undefined;
-function chdbConnection(config: Config): typeof CreateChdbConnection {
-  if (loadedChdb === undefined) {
-    exportEngineMallocConf(config);
-    loadedChdb = (createRequire(import.meta.url)('chdb/connection') as { createChdbConnection: typeof CreateChdbConnection }).createChdbConnection;
-  }
-  return loadedChdb;
 }
 
 export function createStore(config: Config): Store {

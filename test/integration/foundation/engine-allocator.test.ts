@@ -1,8 +1,8 @@
 /**
- * The embedded engine's allocator options (JE_MALLOC_CONF, core/config.ts): the engine's library is
- * loaded by the first embedded store, after the options are in the environment, so its allocator
- * reads them; a process without an embedded store never loads it. Each case runs in a child process,
- * since a library loads once per process.
+ * The embedded engine's allocator options (JE_MALLOC_CONF, core/config-variables.ts): the engine's
+ * library is loaded by the first embedded store (core/engine-library.ts), after the options are in
+ * the environment, so its allocator reads them; a process without an embedded store never loads it.
+ * Each case runs in a child process, since a library loads once per process.
  */
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
@@ -20,9 +20,10 @@ const mapped = () => /libchdb/.test(readFileSync('/proc/self/maps', 'utf8'));
 const { loadConfig } = await import(${JSON.stringify(configUrl)});
 const { createStore } = await import(${JSON.stringify(storeUrl)});
 const before = mapped();
-const store = createStore(loadConfig(process.env));
+const config = loadConfig(process.env);
+const store = createStore(config);
 const report = { before, after: mapped(), conf: process.env.JE_MALLOC_CONF ?? null };
-if (!loadConfig(process.env).clickhouse.url) report.rows = await store.query('SELECT 40 + 2 AS n');
+if (!config.clickhouse.url) report.rows = await store.query('SELECT 40 + 2 AS n');
 await store.close();
 process.stdout.write(JSON.stringify(report));
 `;
