@@ -10,7 +10,7 @@ import { mulberry32 } from '../../../core/random.js';
 import { decodeMessage } from '../../../stream/batch.js';
 import { decodeTable } from '../../../stream/row-bytes.js';
 import { stringMap } from '../../../stream/rows.js';
-import { receivedAttributes, refsOf, storedValue } from '../../../schemas/attribute-refs.js';
+import { ATTRIBUTE_REFS, receivedAttributes, refsOf, storedValue } from '../../../schemas/attribute-refs.js';
 
 function generator(seed: number) {
   const rand = mulberry32(seed);
@@ -86,6 +86,17 @@ test('what is referred to: texts of three characters or more, the first column h
   assert.is(storedValue('', refs), '');
   assert.is(storedValue('\u0000c', refs), '\u0000\u0000c', 'a received value that looks like a reference is escaped');
   assert.equal(receivedAttributes({ ...row, attribute_refs: 0, attributes: { a: '\u0000c' } }), { a: '\u0000c' }, 'a row written before keeps its values');
+});
+
+test('every column of ATTRIBUTE_REFS is referred to, read back as its own text', () => {
+  for (const [code, column] of Object.entries(ATTRIBUTE_REFS)) {
+    const text = column === 'event_time' ? '2025-03-01T10:00:00.250Z' : column === 'sequence' ? '4242' : `value-of-${column}`;
+    const row: Record<string, unknown> = { event_time: '2025-03-01T10:00:00.000Z', attribute_refs: 1 };
+    row[column] = column === 'sequence' ? 4242 : text;
+    assert.is(storedValue(text, refsOf(row)), `\u0000${code}`, column);
+    assert.equal(receivedAttributes({ ...row, attributes: { k: `\u0000${code}` } }), { k: text }, column);
+  }
+  assert.is(storedValue('99', refsOf({ sequence: 99 })), '99', 'a sequence of two digits is kept as it is');
 });
 
 test.run();
