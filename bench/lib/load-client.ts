@@ -4,8 +4,8 @@
  * ceilings measured the same way carry the same cost). Modes: closed loop at a fixed concurrency,
  * or an offered event rate.
  */
-import { Agent, request } from 'node:http';
-import { patchBody, type PoolRequest } from './pool.js';
+import { patchBody, patchBodyInto, type PoolRequest } from './pool.js';
+import { RawConnection, requestHead } from './raw-http.js';
 
 export interface LoadSpec {
   baseUrl: string;
@@ -41,30 +41,39 @@ export interface LoadResult {
   percentiles?: { p50: number; p95: number; p99: number; max: number };
 }
 
-function send(agent: Agent, url: URL, req: PoolRequest, body: Buffer, key: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const r = request(
-      { agent, host: url.hostname, port: url.port, path: req.route, method: 'POST', headers: { 'content-type': req.contentType, 'content-length': body.length, authorization: `Bearer ${key}` } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
-      },
-    );
-    r.on('error', reject);
-    r.end(body);
-  });
+/** The request's head for a key, made once per request of the pool (its body's length never changes). */
+function headOf(cache: Map<PoolRequest, Buffer>, host: string, req: PoolRequest, key: string): Buffer {
+  let head = cache.get(req);
+  if (head === undefined) {
+    head = requestHead(host, req.route, { 'content-type': req.contentType, 'content-length': req.body.byteLength, authorization: `Bearer ${key}` });
+    cache.set(req, head);
+  }
+  return head;
+}
+
+/** The body of `req` for `round` in `scratch` (grown when needed): the connection's own copy, reused once answered. */
+function bodyIn(scratch: { buf: Buffer }, req: PoolRequest, round: number, patch: boolean): Buffer {
+  const n = req.body.byteLength;
+  if (!patch) return Buffer.from(req.body.buffer, req.body.byteOffset, n);
+  if (scratch.buf.length < n) scratch.buf = Buffer.allocUnsafe(Math.max(n, 2 * scratch.buf.length));
+  const body = scratch.buf.subarray(0, n);
+  patchBodyInto(req, round, body);
+  return body;
 }
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const url = new URL(spec.baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
+  const heads = new Map<PoolRequest, Buffer>();
+  const connections: RawConnection[] = [];
   const result: LoadResult = { sent: 0, ok: 0, okEvents: 0, bytes: 0, statuses: {}, errors: 0, elapsedMs: 0, latencies: [], timeline: [] };
   const start = performance.now();
   const end = start + spec.durationMs;
   let next = 0;
   let offeredEvents = 0;
   const worker = async () => {
+    const conn = new RawConnection(url.hostname, Number(url.port));
+    connections.push(conn);
+    const scratch = { buf: Buffer.allocUnsafe(64 * 1024) };
     for (;;) {
       const now = performance.now();
       if (now >= end) return;
@@ -78,10 +87,11 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         if (performance.now() >= end) return;
       }
       const round = spec.roundBase + Math.floor(i / spec.pool.length);
-      const body = spec.noPatch ? Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength) : patchBody(req, round);
+      const body = bodyIn(scratch, req, round, !spec.noPatch);
+      const head = headOf(heads, url.host, req, spec.keys[req.tenant] ?? spec.keys['*']!);
       const t0 = performance.now();
       try {
-        const status = await send(agent, url, req, body, spec.keys[req.tenant] ?? spec.keys['*']!);
+        const status = await conn.request(head, body);
         const t1 = performance.now();
         result.sent++;
         result.bytes += body.length;
@@ -102,7 +112,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   result.elapsedMs = performance.now() - start;
   if (spec.eventsPerSecond) result.windowMs = spec.durationMs;
   for (let i = 0; i < result.timeline.length; i++) result.timeline[i] ??= 0;
-  agent.destroy();
+  for (const c of connections) c.close();
   return result;
 }
 

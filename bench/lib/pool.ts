@@ -36,10 +36,16 @@ export function variantSlots(body: Uint8Array, conversationId: string): number[]
 
 /** A copy of the body with the variant slots set to `round` (8 hex digits). */
 export function patchBody(req: Pick<PoolRequest, 'body' | 'slots'>, round: number): Buffer {
-  const copy = Buffer.from(req.body);
-  const tag = (round >>> 0).toString(16).padStart(8, '0');
-  for (const at of req.slots) copy.write(tag, at, 'latin1');
+  const copy = Buffer.allocUnsafe(req.body.byteLength);
+  patchBodyInto(req, round, copy);
   return copy;
+}
+
+/** The body with the variant slots set to `round`, written into `out` (the body's length). */
+export function patchBodyInto(req: Pick<PoolRequest, 'body' | 'slots'>, round: number, out: Buffer): void {
+  out.set(req.body);
+  const tag = (round >>> 0).toString(16).padStart(8, '0');
+  for (const at of req.slots) out.write(tag, at, 'latin1');
 }
 
 /** Builds a pool of at least `minEvents` events (whole conversations), duplicates excluded. */

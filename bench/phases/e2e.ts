@@ -33,6 +33,11 @@ export interface Step {
   cpu_s_per_million: number;
   bus_cpu_s_per_million: number;
   /**
+   * The load generator's CPU seconds per million accepted events over the step's load (its own
+   * process, every thread; not the system's, but on the same cores). Since 2 Dec 2026.
+   */
+  load_cpu_s_per_million?: number;
+  /**
    * A step after a missed one starts on an idle system: the wait for the analyses and merges of the
    * overload before it (a step after a sustained one starts as soon as the INGEST backlog is empty).
    */
@@ -124,8 +129,8 @@ export async function measureE2e(sys: BenchSystem, o: BenchOptions, pool: Pool, 
     const non2xx = res.sent ? (res.sent - res.ok) / res.sent : 1;
     const consumed = (end?.delivered ?? 0) > (before?.delivered ?? 0);
     const bounded = t.events_per_s >= 0.9 * rate && non2xx < 0.01 && drained && drainMs <= limit && consumed;
-    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu, res.okEvents), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0, res.okEvents), ...(idleBefore ? { idle_before: idleBefore } : {}) });
-    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s} (request p50 ${t.p50_ms} / p99 ${t.p99_ms} ms), backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${steps.at(-1)!.cpu_s_per_million} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}), ${bounded ? 'sustained' : 'NOT sustained'}`);
+    steps.push({ offered_events_per_s: rate, accepted_events_per_s: t.events_per_s, backlog_max: backlogMax, backlog_end: (end?.pending ?? 0) + (end?.ackPending ?? 0), drain_ms: drainMs, non_2xx_share: Math.round(non2xx * 1000) / 1000, bounded, cpu_s_per_million: perMillion(cpu, res.okEvents), bus_cpu_s_per_million: perMillion(treeCpuSeconds(sys.nats.pid) - bus0, res.okEvents), ...(res.cpuSeconds !== undefined ? { load_cpu_s_per_million: perMillion(res.cpuSeconds, res.okEvents) } : {}), ...(idleBefore ? { idle_before: idleBefore } : {}) });
+    log(`e2e step ${rate} ev/s offered: accepted ${t.events_per_s} (request p50 ${t.p50_ms} / p99 ${t.p99_ms} ms), backlog max ${backlogMax} msgs, drain ${drainMs} ms, ${steps.at(-1)!.cpu_s_per_million} CPU-s per M events (+ bus ${steps.at(-1)!.bus_cpu_s_per_million}; load generator ${steps.at(-1)!.load_cpu_s_per_million ?? 'n/a'}), ${bounded ? 'sustained' : 'NOT sustained'}`);
     if (!consumed) return { missing: 'n/a (stream role consumed nothing)', steps, max_sustained_events_per_s: NaN };
   }
   const ok = steps.filter((s) => s.bounded);

@@ -42,7 +42,7 @@ export function formatReport(r: BenchResult): string {
   if (r.e2e?.missing) out.push(`  ${r.e2e.missing}`);
   if (r.e2e?.start_idle) out.push(`  started ${idleText(r.e2e.start_idle)}`);
   if (r.e2e?.steps.length) {
-    out.push(formatTable(['offered ev/s', 'accepted ev/s', 'backlog max', 'drain ms', 'non-2xx', 'CPU-s/M ev', 'bus CPU-s/M', 'sustained'], r.e2e.steps.map((s) => [s.offered_events_per_s, s.accepted_events_per_s, s.backlog_max, s.drain_ms, s.non_2xx_share, s.cpu_s_per_million ?? null, s.bus_cpu_s_per_million ?? null, s.bounded ? 'yes' : 'NO'])));
+    out.push(formatTable(['offered ev/s', 'accepted ev/s', 'backlog max', 'drain ms', 'non-2xx', 'CPU-s/M ev', 'bus CPU-s/M', 'load gen CPU-s/M', 'sustained'], r.e2e.steps.map((s) => [s.offered_events_per_s, s.accepted_events_per_s, s.backlog_max, s.drain_ms, s.non_2xx_share, s.cpu_s_per_million ?? null, s.bus_cpu_s_per_million ?? null, s.load_cpu_s_per_million ?? null, s.bounded ? 'yes' : 'NO'])));
     for (const s of r.e2e.steps) if (s.idle_before) out.push(`  the ${fmtNum(s.offered_events_per_s)} step started ${idleText(s.idle_before)}`);
   }
   const cost = r.e2e?.cost;
