@@ -46,8 +46,10 @@ function parseHead(buf: Buffer, headEnd: number): { status: number; body: BodyEn
 export class RawConnection {
   private socket: Socket | undefined;
   private pending: Pending | undefined;
-  private received: Buffer[] = [];
-  private size = 0;
+  /** What has arrived of the response being read. */
+  private received: Buffer | undefined;
+  /** Its status and framing, once its headers are in (parsed once per response). */
+  private head: ReturnType<typeof parseHead>;
 
   constructor(
     private readonly host: string,
@@ -78,8 +80,8 @@ export class RawConnection {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     const fail = (err: Error) => {
       if (this.socket === socket) this.socket = undefined;
-      this.received = [];
-      this.size = 0;
+      this.received = undefined;
+      this.head = undefined;
       const p = this.pending;
       this.pending = undefined;
       p?.reject(err);
@@ -91,28 +93,25 @@ export class RawConnection {
   }
 
   private onData(chunk: Buffer): void {
-    this.received.push(chunk);
-    this.size += chunk.length;
-    const buf = this.received.length === 1 ? chunk : Buffer.concat(this.received, this.size);
-    const headEnd = buf.indexOf(CRLFCRLF);
-    if (headEnd < 0) return this.keep(buf);
-    const parsed = parseHead(buf, headEnd);
-    if (!parsed) {
-      this.socket?.destroy(new Error('unreadable response'));
-      return;
+    const buf = this.received ? Buffer.concat([this.received, chunk]) : chunk;
+    this.received = buf;
+    if (!this.head) {
+      const headEnd = buf.indexOf(CRLFCRLF);
+      if (headEnd < 0) return;
+      this.head = parseHead(buf, headEnd);
+      if (!this.head) {
+        this.socket?.destroy(new Error('unreadable response'));
+        return;
+      }
     }
-    const b = parsed.body;
+    const { status, body: b } = this.head;
     const complete = b.kind === 'length' ? buf.length >= b.end : buf.indexOf(CHUNKED_END, b.from) >= 0;
-    if (!complete) return this.keep(buf);
+    if (!complete) return;
     // one request at a time: nothing of a next response can follow in this buffer
-    this.received = [];
-    this.size = 0;
+    this.received = undefined;
+    this.head = undefined;
     const p = this.pending;
     this.pending = undefined;
-    p?.resolve(parsed.status);
-  }
-
-  private keep(buf: Buffer): void {
-    this.received = [buf];
+    p?.resolve(status);
   }
 }
