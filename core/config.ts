@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError } from './errors.js';
-import { DEFAULT_ENGINE_MALLOC_CONF, DEFAULT_NATS_GC, defaultDecodeThreads, defaultNatsProcs, LOG_LEVELS, type NatsServerGc } from './config-variables.js';
+import { DEFAULT_ENGINE_MALLOC_CONF, DEFAULT_NATS_GC, DEFAULT_NODE_HEAP_GROWTH_PERCENT, defaultDecodeThreads, defaultNatsProcs, LOG_LEVELS, type NatsServerGc } from './config-variables.js';
 
-export { CONFIG_VARIABLES, DEFAULT_ENGINE_MALLOC_CONF, DEFAULT_NATS_GC, defaultDecodeThreads, defaultNatsProcs, type NatsServerGc } from './config-variables.js';
+export { CONFIG_VARIABLES, DEFAULT_ENGINE_MALLOC_CONF, DEFAULT_NATS_GC, DEFAULT_NODE_HEAP_GROWTH_PERCENT, defaultDecodeThreads, defaultNatsProcs, type NatsServerGc } from './config-variables.js';
 
 /** Effective configuration of one process. Read once from the environment, validated, frozen. */
 export interface Config {
@@ -42,6 +43,8 @@ export interface Config {
   readonly secret: string;
   readonly bootstrapKey: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Percent a thread's JavaScript heap grows past its last full collection's live size before the next (0: V8's choice). */
+  readonly heapGrowthPercent: number;
   readonly ingest: {
     /** spec/ingestion.md: 5 MB on every route. */
     readonly maxBodyBytes: number;
@@ -116,6 +119,15 @@ type Env = Record<string, string | undefined>;
  */
 export function exportEngineMallocConf(config: Pick<Config, 'clickhouse'>): void {
   process.env.JE_MALLOC_CONF = config.clickhouse.engineMallocConf;
+}
+
+/**
+ * Sets the heap growth of every JavaScript thread of this process (V8's flags are the process's,
+ * and V8 reads this one each time a full collection sets the next limit, so it holds from the next
+ * collection on, for threads already running too). 0 gives V8 its own choice back.
+ */
+export function applyHeapGrowth(config: Pick<Config, 'heapGrowthPercent'>): void {
+  setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
 }
 
 const offAsEmpty = (v: string) => (v === 'off' ? '' : v);
@@ -198,6 +210,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     secret,
     bootstrapKey,
     logLevel: logLevel as Config['logLevel'],
+    heapGrowthPercent: int('NODE_HEAP_GROWTH_PERCENT', DEFAULT_NODE_HEAP_GROWTH_PERCENT, 0, 1000),
     problems: {
       cleanPeriodDays: int('PROBLEMS_CLEAN_PERIOD_DAYS', 7, 1, 365),
       llm: { url: url('PROBLEMS_LLM_URL', ['http:', 'https:']), apiKey: str('PROBLEMS_LLM_API_KEY', ''), model: str('PROBLEMS_LLM_MODEL', 'gpt-4o-mini'), timeoutMs: int('PROBLEMS_LLM_TIMEOUT_MS', 20_000, 100, 600_000) },

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Config } from './config.js';
+import { applyHeapGrowth, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createStore, type Store } from './clickhouse.js';
@@ -47,6 +47,7 @@ export interface RuntimeOptions {
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  applyHeapGrowth(config);
   const log = opts.log ?? createLogger(config.logLevel);
   const metrics = createMetrics();
   let managedNats: ManagedNats | undefined;

@@ -27,6 +27,10 @@ test('defaults: embedded ClickHouse, managed NATS, ports 4318 and 8080, ./.trace
   assert.is(c.clickhouse.engineMallocConf, 'dirty_decay_ms:30000,muzzy_decay_ms:30000,prof_active:false');
   assert.is(loadConfig({ JE_MALLOC_CONF: 'off' }).clickhouse.engineMallocConf, '');
   assert.is(loadConfig({ JE_MALLOC_CONF: 'dirty_decay_ms:-1,background_thread:true' }).clickhouse.engineMallocConf, 'dirty_decay_ms:-1,background_thread:true');
+  // each JavaScript heap grows to 2.5× what its last full collection kept; 0 leaves V8's own choice
+  assert.is(c.heapGrowthPercent, 150);
+  assert.is(loadConfig({ NODE_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent, 0);
+  assert.is(loadConfig({ NODE_HEAP_GROWTH_PERCENT: '300' }).heapGrowthPercent, 300);
 });
 
 test('the configuration is frozen', () => {
@@ -55,6 +59,8 @@ const invalid: Array<[string, string, RegExp]> = [
   ['NATS_SERVER_GOGC', 'fast', /NATS_SERVER_GOGC/],
   ['NATS_SERVER_GOMEMLIMIT', '512MB', /NATS_SERVER_GOMEMLIMIT.*512MiB or 2GiB, or off/],
   ['NATS_SERVER_GOMEMLIMIT', '1 GiB', /NATS_SERVER_GOMEMLIMIT/],
+  ['NODE_HEAP_GROWTH_PERCENT', '1001', /NODE_HEAP_GROWTH_PERCENT.*between 0 and 1000/],
+  ['NODE_HEAP_GROWTH_PERCENT', '2.5', /NODE_HEAP_GROWTH_PERCENT/],
   ['JE_MALLOC_CONF', 'dirty_decay_ms=30000', /JE_MALLOC_CONF.*off or jemalloc options/],
   ['JE_MALLOC_CONF', 'dirty_decay_ms:1, muzzy_decay_ms:1', /JE_MALLOC_CONF/],
 ];
