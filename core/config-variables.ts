@@ -59,9 +59,9 @@ export const DEFAULT_ENGINE_MALLOC_CONF = 'dirty_decay_ms:30000,muzzy_decay_ms:3
  * before the next full collection starts, in percent (V8's `--heap-growing-percent`). V8's own
  * choice follows each heap's recent collector speed: the stream's main thread, about 40 MB live
  * with a young generation of 32 MB, got limits of 1.3–1.4× its live size, so a full collection
- * started as soon as the previous one ended (26–28 in 20 s of 6,000 events/s, each marking the
- * whole heap on V8's helper threads). With 150 (a limit of 2.5× the live size): 8, and the whole
- * process used 7% less CPU per event (docs/operations.md "The JavaScript heap's growth").
+ * started as soon as the previous one ended (23–28 in 20 s of 6,000 events/s, each marking the
+ * whole heap on V8's helper threads). With 150 (a limit of 2.5× the live size): 7–8, and the whole
+ * process used 3–7% less CPU per event (docs/operations.md "The JavaScript heap's growth").
  */
 export const DEFAULT_NODE_HEAP_GROWTH_PERCENT = 150;
 
