@@ -41,7 +41,7 @@ import { createRoomSignal, getConsumer, pullLoop } from '../pull.js';
 import type { StreamMetrics } from '../metrics.js';
 import { publishRetryJobs, type ConversationJob } from './publisher.js';
 import { createCoverage, createHeldJobs, firstRunMs, noteAnalyzed, reanalysisSpacing } from './held-jobs.js';
-import { deadLetterJob, exhausted, requeueFailed } from './failed-jobs.js';
+import { deadLetterJob, exhausted, requeueFailed, type PendingRetries } from './failed-jobs.js';
 import { startHeartbeats } from '../heartbeat.js';
 import { conversationKey } from '../conversation-key.js';
 
@@ -303,10 +303,11 @@ export function startAnalyzeConsumer(opts: AnalyzeConsumerOptions): { stop(): Pr
     }
   };
 
+  const pendingRetries: PendingRetries = new Map(); // later failed jobs of a conversation wait for its retry
   const retryLater = async (batch: Held[], err: unknown, conversations: number) => {
     log.warn({ err, conversations }, 'analysis failed: jobs will be retried');
     metrics.analyzeJobs.inc({ outcome: 'retry' }, batch.length);
-    await requeueFailed(opts.js, batch, (failures) => backoffDelay(failures, 500, 10_000));
+    await requeueFailed(opts.js, batch, (failures) => backoffDelay(failures, 500, 10_000), Date.now(), pendingRetries);
   };
 
   /** Reads the users' memories and known categories (after the batch before was written), analyzes, writes, acks. */

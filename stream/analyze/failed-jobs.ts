@@ -21,6 +21,7 @@ import type { Logger } from '../../core/log.js';
 import { deadLetter } from '../dlq.js';
 import type { StreamMetrics } from '../metrics.js';
 import type { ConversationJob } from './publisher.js';
+import { conversationKey } from '../conversation-key.js';
 
 /** Deliveries of one job, in multiples of `maxDeliver`, after which it is taken for a crash loop. */
 export const CRASH_LOOP_FACTOR = 4;
@@ -48,28 +49,62 @@ export function failedAgain(job: ConversationJob, now: number, backoff: (failure
 }
 
 /**
- * Publishes each job of a failed batch again (`failedAgain`) and then acks the delivery that
- * failed. The message id names the failed delivery's stream sequence and the new count, so a
- * delivery failed twice (its ack lost) is published once. A job whose publish fails is nakked with
- * its backoff instead: its failure then counts as a delivery only.
+ * The retry job each conversation has pending from this process: when it comes due. Bounded by the
+ * conversations failing at once (entries past their time are dropped on each use).
+ */
+export type PendingRetries = Map<string, number>;
+
+/**
+ * Publishes the jobs of a failed batch again (`failedAgain`) and then acks the deliveries that
+ * failed: one job per conversation. A conversation changed in several debounce windows, or
+ * requeued by the reconciler, has a job for each, and a batch analyzes it once for all of them;
+ * published again one by one, they went on as separate jobs that failed together and were
+ * dead-lettered once each. Its job with the most failures goes on (so the conversation is
+ * dead-lettered no later than its oldest job would have been), and every delivery of the
+ * conversation is acked once that job is stored. A conversation that already has a retry pending
+ * from this process, not yet due, is covered by it: that job analyzes the conversation after
+ * everything these jobs announced was stored, so these deliveries are acked without another.
+ * The message id names the chosen job's stream sequence and the new count, so a delivery failed
+ * twice (its ack lost) is published once. A conversation whose publish fails has its deliveries
+ * nakked with the backoff instead: their failure then counts as a delivery only.
  */
 export async function requeueFailed(
   js: JetStreamClient,
   held: ReadonlyArray<{ m: JsMsg; job: ConversationJob }>,
   backoff: (failures: number) => number,
   now = Date.now(),
-): Promise<void> {
+  pending: PendingRetries = new Map(),
+): Promise<{ published: number; covered: number }> {
+  for (const [k, due] of pending) if (due <= now) pending.delete(k);
+  const byConversation = new Map<string, Array<{ m: JsMsg; job: ConversationJob }>>();
+  for (const h of held) {
+    const k = conversationKey(h.job.tenant_id, h.job.conversation_id);
+    const group = byConversation.get(k);
+    if (group) group.push(h);
+    else byConversation.set(k, [h]);
+  }
+  const counts = { published: 0, covered: 0 };
   await Promise.all(
-    held.map(async ({ m, job }) => {
-      const again = failedAgain(job, now, backoff);
+    [...byConversation].map(async ([key, group]) => {
+      if (pending.has(key)) {
+        for (const h of group) h.m.ack();
+        counts.covered += group.length;
+        return;
+      }
+      let first = group[0]!;
+      for (const h of group) if (failuresOf(h.job) > failuresOf(first.job)) first = h;
+      const again = failedAgain(first.job, now, backoff);
       try {
-        await js.publish(m.subject, JSON.stringify(again), { msgID: `failed:${m.info.streamSequence}:${again.failures}` });
-        m.ack();
+        await js.publish(first.m.subject, JSON.stringify(again), { msgID: `failed:${first.m.info.streamSequence}:${again.failures}` });
+        pending.set(key, again.due_ms);
+        for (const h of group) h.m.ack();
+        counts.published++;
       } catch {
-        m.nak(backoff(again.failures!));
+        for (const h of group) h.m.nak(backoff(again.failures!));
       }
     }),
   );
+  return counts;
 }
 
 /**

@@ -101,7 +101,7 @@ test('a batch whose reads fail is retried and analyzed once they work; one whose
       return all.length > deadBefore ? all.slice(deadBefore) : undefined;
     }, { timeoutMs: 30_000, intervalMs: 250 });
     assert.ok(dead, `the job was dead-lettered (reads failed ${reads.failed} times)`);
-    assert.is(dead!.length, 1, JSON.stringify(dead!.map((d) => d.error)));
+    assert.is(dead!.length, 1, JSON.stringify(dead!.map((d) => ({ error: d.error, msgId: d.msgId, seq: d.originalSequence, job: Buffer.from(d.data).toString() }))));
     assert.equal([dead![0]!.subject, dead![0]!.reason, dead![0]!.error], ['dlq.analyze.analyze', 'max_deliver', `analysis failed ${MAX_DELIVER} times`]);
     assert.is(JSON.parse(Buffer.from(dead![0]!.data).toString()).conversation_id, lost.ids[0], "the dead letter is that conversation's job");
     assert.ok(await notAnalyzed(lost.ids), 'never analyzed');
@@ -110,7 +110,8 @@ test('a batch whose reads fail is retried and analyzed once they work; one whose
     await replayDeadLetter(ts.system.rt.bus.js, ts.system.rt.bus.jsm, dead![0]!);
     const replayed = await eventually(async () => ((await notAnalyzed(lost.ids)) ? undefined : true), { timeoutMs: 30_000, intervalMs: 250 });
     assert.ok(replayed, 'analyzed once replayed');
-    assert.is((await listDeadLetters(ts.system.rt.bus.jsm)).length, deadBefore, 'not dead-lettered again');
+    const after = await listDeadLetters(ts.system.rt.bus.jsm);
+    assert.is(after.length, deadBefore, `not dead-lettered again: ${JSON.stringify(after.map((d) => ({ seq: d.seq, time: d.time, msgId: d.msgId, error: d.error, deliveries: d.deliveries, job: Buffer.from(d.data).toString() })))}`);
   } finally {
     await stream.close();
   }
