@@ -8,6 +8,7 @@ import { streamMetrics } from './metrics.js';
 import { createSink, type InsertFn } from './sink.js';
 import { startStoreConsumer, type Decoder } from './store-consumer.js';
 import { createGroupedDecoder, type DecodeFailure } from './decode-groups.js';
+import type { DecodeStats } from './tasks/decode.js';
 import { startStatusResponder } from './status-responder.js';
 import { startRetryFailedResponder } from './analyze/retry-failed.js';
 import { startAnalyzeConsumer } from './analyze/analyze-consumer.js';
@@ -62,11 +63,21 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   const threads = cfg.workerThreads;
   const pool = new Piscina({
     filename: new URL('./tasks/decode.js', import.meta.url).href,
-    minThreads: 1,
+    // every thread from the start: Piscina adds a thread only when no thread has room for a task
+    // (TASKS_PER_THREAD each), and the decoder never holds that many tasks of a fetch's messages,
+    // so a second thread configured was never started (docs/stream.md "Consumers")
+    minThreads: threads,
     maxThreads: threads,
     maxQueue: threads * QUEUE_PER_THREAD,
     concurrentTasksPerWorker: TASKS_PER_THREAD,
     idleTimeout: 60_000,
+  });
+  pool.on('message', (m: DecodeStats) => {
+    const s = m?.decodeStats;
+    if (!s) return;
+    const thread = { thread: String(s.thread) };
+    metrics.decodedMessages.inc(thread, s.messages);
+    metrics.decodeBusySeconds.inc(thread, s.seconds);
   });
   // analysis batches run on threads of their own: a batch's analyzers take up to seconds of CPU,
   // and in the decode pool every message arriving meanwhile waited behind them (docs/stream.md
@@ -170,6 +181,7 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
   rt.metrics.onCollect(async () => {
     if (closed) return;
     metrics.poolUtilization.set(pool.utilization);
+    metrics.decodeThreads.set(pool.threads.length);
     metrics.poolQueue.set(pool.queueSize);
     metrics.analysisUtilization.set(analysisPool.utilization);
     for (const c of Object.values(CONSUMERS)) {

@@ -17,6 +17,9 @@ export interface StreamMetrics {
   streamMessages: Gauge;
   poolUtilization: Gauge;
   poolQueue: Gauge;
+  decodeThreads: Gauge;
+  decodedMessages: Counter;
+  decodeBusySeconds: Counter;
   analysisUtilization: Gauge;
   inFlight: Gauge;
   analyzeJobs: Counter;
@@ -59,6 +62,9 @@ export function streamMetrics(m: Metrics): StreamMetrics {
     streamMessages: m.gauge('stream_backlog_messages', 'Messages stored in the stream, by stream'),
     poolUtilization: m.gauge('stream_pool_utilization', 'Piscina pool utilization (0..1)'),
     poolQueue: m.gauge('stream_pool_queue_size', 'Tasks waiting in the Piscina queue'),
+    decodeThreads: m.gauge('stream_decode_threads', 'Decode threads running (STREAM_WORKER_THREADS)'),
+    decodedMessages: m.counter('stream_decoded_messages_total', 'INGEST messages decoded, by decode thread (its thread id)'),
+    decodeBusySeconds: m.counter('stream_decode_busy_seconds_total', 'Time the decode threads spent decoding, by decode thread (its thread id)'),
     analysisUtilization: m.gauge('stream_analysis_thread_utilization', 'Share of time the analysis thread (nice 19) ran analysis batches (0..1)'),
     inFlight: m.gauge('stream_in_flight_messages', 'Messages fetched and not yet acked, nakked or dead-lettered'),
     analyzeJobs: m.counter('stream_analyze_jobs_total', 'Conversation-changed jobs, by outcome'),
