@@ -70,7 +70,6 @@ export async function startStream(rt: Runtime, opts: StreamOptions = {}): Promis
     maxThreads: threads,
     maxQueue: threads * QUEUE_PER_THREAD,
     concurrentTasksPerWorker: TASKS_PER_THREAD,
-    idleTimeout: 60_000,
   });
   pool.on('message', (m: DecodeStats) => {
     const s = m?.decodeStats;
