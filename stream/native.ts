@@ -18,10 +18,10 @@
  * is written with U+FFFD in its place, as `repairStrings` repairs it for JSON lines.
  */
 import { setOwn } from '../core/own.js';
-import { bufferOf } from '../core/bytes.js';
+import { joined } from '../core/bytes.js';
 import { isReferenced, toText, type TableName } from './rows.js';
 import { rowRefs, storedValue } from '../schemas/attribute-refs.js';
-import { Reader, stringLength, varintLength, Writer } from './native-values.js';
+import { Reader, stringLength, Writer } from './native-values.js';
 import { timeText, timeUnits } from '../core/utc-time.js';
 
 /** Each table's column types, in COLUMNS order, as the migrations leave them (a test compares). */
@@ -94,8 +94,6 @@ const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'obje
 const main = new Writer();
 const keys = new Writer();
 const values = new Writer();
-/** The header of a block: every column's name and type, written once per block. */
-const head = new Writer(4096);
 
 /** Writes one column of `rows`; false when a value has no exact Native form. */
 function writeColumn(w: Writer, c: NativeColumn, rows: readonly Record<string, unknown>[], lens: number[]): boolean {
@@ -210,69 +208,61 @@ export interface NativeChunk {
   lens: Uint32Array;
 }
 
-/** Streams of at most this many bytes are copied byte by byte (cheaper than a call into the runtime). */
-const SHORT_COPY = 48;
-
-/** One Native block of `chunks` (their rows in order): a header, then each column's streams concatenated. */
-export function nativeBlock(columns: readonly NativeColumn[], chunks: readonly NativeChunk[]): Buffer {
+/**
+ * One Native block of `chunks` (their rows in order) as parts in order: a header, then each
+ * column's name and type and its streams, each stream the chunks' pieces of it one after the other.
+ * The pieces are views into the chunks (no copy); only a map's sizes are rewritten, as offsets
+ * running over the whole block. The store writes the parts to its file in one gathering write.
+ */
+export function nativeBlockParts(columns: readonly NativeColumn[], chunks: readonly NativeChunk[]): Uint8Array[] {
   let rows = 0;
-  let size = 20;
-  for (const ch of chunks) {
-    rows += ch.rows;
-    size += ch.data.byteLength;
-  }
-  for (const c of columns) size += 20 + 3 * (c.name.length + c.wire.length);
-  head.pos = 0;
+  for (const ch of chunks) rows += ch.rows;
+  const maps = columns.filter((c) => c.kind === 'map').length;
+  // the header and every column's name and type in one small buffer (sized so that it never grows:
+  // a short string asks for 128 bytes of room); a map's offsets in another
+  const head = new Writer(20 + 128 + columns.reduce((n, c) => n + stringLength(c.name) + stringLength(c.wire), 0));
+  const offsets = Buffer.allocUnsafe(8 * rows * maps);
+  let op = 0;
   head.varint(columns.length);
   head.varint(rows);
+  const parts: Uint8Array[] = [];
+  let from = 0;
+  const headPart = () => {
+    parts.push(new Uint8Array(head.buf.buffer, head.buf.byteOffset + from, head.pos - from));
+    from = head.pos;
+  };
+  const at = new Uint32Array(chunks.length);
+  let stream = 0;
   for (const c of columns) {
     head.string(c.name);
     head.string(c.wire);
-  }
-  // the header of every column, written once: names and types are copied from here
-  const out = Buffer.allocUnsafe(size);
-  let pos = 0;
-  let hp = 0;
-  const copyHead = (n: number) => {
-    head.buf.copy(out, pos, hp, hp + n);
-    pos += n;
-    hp += n;
-  };
-  copyHead(varintLength(columns.length));
-  copyHead(varintLength(rows));
-  const at = new Uint32Array(chunks.length);
-  // Buffer views made once per chunk: a copy per column and chunk is then a call without an allocation
-  const sources = chunks.map((ch) => bufferOf(ch.data));
-  let stream = 0;
-  for (const c of columns) {
-    copyHead(stringLength(c.name) + stringLength(c.wire));
+    headPart();
     for (let s = 0; s < c.streams; s++, stream++) {
-      // the sizes of a map become offsets running over the whole block
       const sizes = c.kind === 'map' && s === 0;
+      const start = op;
       let offset = 0;
       for (let i = 0; i < chunks.length; i++) {
         const ch = chunks[i]!;
         const len = ch.lens[stream]!;
-        const from = at[i]!;
-        const src = sources[i]!;
+        const pos = at[i]!;
+        at[i] = pos + len;
         if (sizes) {
-          for (let k = from; k < from + len; k += 8, pos += 8) {
+          const src = ch.data;
+          for (let k = pos; k < pos + len; k += 8, op += 8) {
             offset += (src[k]! | (src[k + 1]! << 8) | (src[k + 2]! << 16)) + src[k + 3]! * 0x1000000 + (src[k + 4]! | (src[k + 5]! << 8)) * 4294967296;
-            out.writeUInt32LE(offset >>> 0, pos);
-            out.writeUInt32LE(Math.floor(offset / 4294967296), pos + 4);
+            offsets.writeUInt32LE(offset >>> 0, op);
+            offsets.writeUInt32LE(Math.floor(offset / 4294967296), op + 4);
           }
-        } else if (len <= SHORT_COPY) {
-          for (let k = 0; k < len; k++) out[pos + k] = src[from + k]!;
-          pos += len;
-        } else {
-          pos += src.copy(out, pos, from, from + len);
-        }
-        at[i] = from + len;
+        } else if (len > 0) parts.push(new Uint8Array(ch.data.buffer, ch.data.byteOffset + pos, len));
       }
+      if (sizes && op > start) parts.push(new Uint8Array(offsets.buffer, offsets.byteOffset + start, op - start));
     }
   }
-  return out.subarray(0, pos);
+  return parts;
 }
+
+/** One Native block of `chunks` as one buffer (tests and diagnostics; the sink inserts the parts). */
+export const nativeBlock = (columns: readonly NativeColumn[], chunks: readonly NativeChunk[]): Buffer => joined(nativeBlockParts(columns, chunks));
 
 /**
  * The rows of a Native block made by `nativeBlock`, as the objects they were encoded from (tests,

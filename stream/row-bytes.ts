@@ -2,10 +2,10 @@
  * The stream's rows as insert-ready bytes: serialized once, in the decode worker that made them,
  * as Native chunks or JSONCompactEachRow lines (stream/native.ts says which and why).
  */
-import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns, type NativeColumn } from './native.js';
+import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeBlockParts, nativeColumns, type NativeColumn } from './native.js';
 import { COLUMNS, PARTITION_COLUMN, stringMap, TABLES, type TableName, type TableRows } from './rows.js';
 import type { InsertFormat } from '../core/clickhouse.js';
-import { bufferOf } from '../core/bytes.js';
+import { bufferOf, joined, type ByteParts } from '../core/bytes.js';
 import { rowRefs } from '../schemas/attribute-refs.js';
 
 /**
@@ -136,19 +136,21 @@ export function decodeLines(columns: readonly string[], text: string): Record<st
 /** One insert: a Native block, or JSONCompactEachRow lines in `columns` order, of the decode workers' chunks. */
 export interface RowBlock {
   columns: readonly string[];
-  body: Buffer;
+  /** The block's bytes as parts in order, views into the chunks (`nativeBlockParts`). */
+  body: ByteParts;
   rows: number;
   format: InsertFormat;
 }
 
 /** A block's rows as objects again (fault seams and tests; never on the insert path). */
 export function blockRows(block: RowBlock): Record<string, unknown>[] {
-  return block.format === 'Native' ? decodeNativeBlock(block.body) : decodeLines(block.columns, block.body.toString('utf8'));
+  const body = joined(block.body);
+  return block.format === 'Native' ? decodeNativeBlock(body) : decodeLines(block.columns, body.toString('utf8'));
 }
 
 /**
  * The block of a list of chunks of one format (the sink never mixes them: byFormat): Native chunks
- * become one Native block, JSON lines are concatenated (one copy).
+ * become one Native block, JSON lines follow one another; either way as parts, nothing copied.
  */
 export function blockOf(table: TableName, chunks: readonly RowChunk[]): RowBlock {
   let rows = 0;
@@ -159,8 +161,7 @@ export function blockOf(table: TableName, chunks: readonly RowChunk[]): RowBlock
   }
   if (native && native !== chunks.length) throw new Error(`${table}: Native and JSON chunks in one block`);
   if (native) {
-    return { columns: COLUMNS[table], body: nativeBlock(nativeColumnsOf(table), chunks as ReadonlyArray<Required<RowChunk>>), rows, format: 'Native' };
+    return { columns: COLUMNS[table], body: nativeBlockParts(nativeColumnsOf(table), chunks as ReadonlyArray<Required<RowChunk>>), rows, format: 'Native' };
   }
-  const body = chunks.length === 1 ? Buffer.from(chunks[0]!.data.buffer, chunks[0]!.data.byteOffset, chunks[0]!.data.byteLength) : Buffer.concat(chunks.map((c) => c.data));
-  return { columns: COLUMNS[table], body, rows, format: 'JSONCompactEachRow' };
+  return { columns: COLUMNS[table], body: chunks.map((c) => c.data), rows, format: 'JSONCompactEachRow' };
 }

@@ -1,5 +1,6 @@
 /** Shared queries of the stream suites: exact counts as readers see them (deduplicated). */
 import type { Store } from '../../../core/clickhouse.js';
+import { joined } from '../../../core/bytes.js';
 
 export async function counts(store: Store, tenant = 'default') {
   const q = async (sql: string) => Number((await store.query<{ n: string }>(sql, { t: tenant }))[0]?.n ?? 0);
@@ -41,7 +42,7 @@ export const failingInserts = (failTable: () => string | undefined, refuse: () =
       return store.insert(t, rows, s);
     },
     insertBytes: async (t, columns, body, s, format) => {
-      refused(t, () => body.toString());
+      refused(t, () => joined(body).toString());
       return store.insertBytes(t, columns, body, s, format);
     },
   };

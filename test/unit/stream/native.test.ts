@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeColumns } from '../../../stream/native.js';
+import { decodeNativeBlock, encodeNativeChunk, nativeBlock, nativeBlockParts, nativeColumns } from '../../../stream/native.js';
+import { joined } from '../../../core/bytes.js';
 import { timeUnits } from '../../../core/utc-time.js';
 import { mulberry32 } from '../../../core/random.js';
 import { COLUMNS } from '../../../stream/rows.js';
@@ -76,6 +77,22 @@ test('times: 20,000 seeded texts, valid and not, days repeating and changing, re
     last = s;
   }
   assert.ok(valid > 5_000 && valid < 15_000, `both kinds were drawn (${valid} valid)`);
+});
+
+test('a block of many chunks is written from the chunks themselves: parts are views, only map offsets are new bytes', () => {
+  const chunks = Array.from({ length: 5 }, (_, i) => {
+    const rows = [row({ event_id: `e${i}a`, attributes: { n: String(i) } }), row({ event_id: `e${i}b`, attributes: {} })];
+    return { rows: rows.length, ...encodeNativeChunk(events, rows)! };
+  });
+  const parts = nativeBlockParts(events, chunks);
+  const fromChunks = parts.filter((p) => chunks.some((c) => c.data.buffer === p.buffer));
+  const copied = parts.length - fromChunks.length;
+  // the header and every column's name and type share one buffer, each map's offsets another
+  assert.ok(copied <= events.length + 2 + 1, `${copied} parts not from the chunks`);
+  assert.ok(fromChunks.length >= events.length * chunks.length - 2 * chunks.length, `${fromChunks.length} views of the chunks`);
+  const rows = decodeNativeBlock(joined(parts));
+  assert.equal(rows.map((r) => r.event_id), chunks.flatMap((_, i) => [`e${i}a`, `e${i}b`]));
+  assert.equal(rows.map((r) => r.attributes), chunks.flatMap((_, i) => [{ n: String(i) }, {}]), 'map sizes become offsets over the whole block');
 });
 
 test('a chunk reads back as the values it was made of, and chunks concatenate into one block', () => {
