@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs';
-import { open, unlink } from 'node:fs/promises';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { isPartList, joined, partsAfter, partsLength, type ByteParts } from './bytes.js';
+import { joined, partsLength, type ByteParts } from './bytes.js';
+import { clearStaleSpool, writeWhole } from './spool.js';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import type { Config } from './config.js';
 import { chdbConnection } from './engine-library.js';
@@ -124,41 +125,6 @@ const INSERT_SETTINGS = { date_time_input_format: 'best_effort' } as const;
  * (measured on the bench's real `events` rows, 40k rows / 35 MB: 1.9–2.8 s against 4.0–4.7 s).
  */
 export const FILE_INSERT_MIN_BYTES = 256 * 1024;
-
-/**
- * Writes `body` as a new file in as few writes as the kernel takes (one, as a rule): `writeFile`
- * writes 512 KiB at a time, each piece a round trip through the event loop (10 MB: 4 ms against
- * 2 ms on an idle process, and each piece waits its turn on a busy one). Parts go in one gathering
- * write (`writev`) straight from the memory they were made in: a block of the sink's chunks is never
- * copied into a buffer of its own (a fresh 27 MB buffer cost 80–130 ms to fill on a 2-core machine,
- * most of it the kernel mapping its pages; docs/stream.md "Native inserts").
- */
-async function writeWhole(path: string, body: ByteParts): Promise<void> {
-  const fh = await open(path, 'w');
-  try {
-    let left = isPartList(body) ? body : [body];
-    while (left.length) {
-      const { bytesWritten } = await fh.writev(left as Uint8Array[]);
-      if (bytesWritten === 0) throw new Error(`${path}: nothing written`);
-      left = partsAfter(left, bytesWritten);
-    }
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Spool files older than an hour are left by a process killed mid-insert (an insert takes seconds). */
-function clearStaleSpool(dir: string): void {
-  const cutoff = Date.now() - 3600_000;
-  for (const f of readdirSync(dir)) {
-    try {
-      const p = join(dir, f);
-      if (statSync(p).mtimeMs < cutoff) unlinkSync(p);
-    } catch {
-      // removed meanwhile
-    }
-  }
-}
 
 /** A settings clause of literals (names checked, string values quoted). */
 function settingsClause(settings: Record<string, string | number | boolean>): string {
