@@ -3,9 +3,10 @@
  * chDB data directory and nats-server), two at a time. Prints each suite's result and ends with
  * `N passed, N failed`. Arguments filter suites by path substring.
  */
-import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { TEMPLATE_ENV } from './helpers/data-template.js';
 import { fileURLToPath } from 'node:url';
 
 const testRoot = fileURLToPath(new URL('.', import.meta.url));
@@ -60,6 +61,24 @@ function runSuite(file: string): Promise<Result> {
       resolve({ file, passed, failed, skipped, ms: Date.now() - started, output, code });
     });
   });
+}
+
+/**
+ * One migrated data directory for the run (helpers/data-template.ts); the suites' systems start on
+ * copies of it. Without it every suite migrates its own, as when a suite runs alone.
+ */
+function makeTemplate(): string | undefined {
+  const r = spawnSync(process.execPath, [join(testRoot, 'helpers', 'make-data-template.js')], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+  const dir = r.status === 0 ? r.stdout.trim() : '';
+  if (dir) return dir;
+  process.stdout.write(`[runner] no migrated template (the suites migrate their own): ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-3).join(' ')}\n`);
+  return undefined;
+}
+
+const template = process.env[TEMPLATE_ENV] ? undefined : makeTemplate();
+if (template) {
+  process.env[TEMPLATE_ENV] = template;
+  process.on('exit', () => rmSync(template, { recursive: true, force: true }));
 }
 
 const files = find(testRoot)

@@ -10,7 +10,7 @@ import { createRuntime, type Runtime, type RoleHandle } from '../../core/runtime
 import { startQuery } from '../../query/main.js';
 import type { ProblemSource } from '../../fixes/problem-source.js';
 import { startNats, type TestNats } from './nats.js';
-import { tempDir } from './tmp.js';
+import { migratedDataDir } from './data-template.js';
 import type { FixServices } from '../../fixes/services.js';
 import * as assert from 'uvu/assert';
 
@@ -31,7 +31,7 @@ export async function startFixSystem(opts: { problems: ProblemSource; env?: Reco
   const nats = await startNats();
   const adminKey = `test-bootstrap-${randomBytes(12).toString('hex')}`;
   const env: Record<string, string> = {
-    DATA_DIR: tempDir('th-fix-data-'),
+    DATA_DIR: migratedDataDir('th-fix-data-'),
     NATS_URL: nats.url,
     QUERY_PORT: '0',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',

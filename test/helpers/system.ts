@@ -5,7 +5,7 @@ import { startSystem, type RoleName, type System } from '../../cli/system.js';
 import type { StreamOptions } from '../../stream/main.js';
 import type { Store } from '../../core/clickhouse.js';
 import { startNats, type TestNats } from './nats.js';
-import { tempDir } from './tmp.js';
+import { migratedDataDir } from './data-template.js';
 
 export interface TestSystem {
   system: System;
@@ -31,7 +31,7 @@ export async function startTestSystem(
   opts: { env?: Record<string, string>; roles?: RoleName[]; nats?: TestNats; dataDir?: string; logStream?: NodeJS.WritableStream; stream?: StreamOptions; openStore?: boolean } = {},
 ): Promise<TestSystem> {
   const nats = opts.nats ?? (await startNats());
-  const dataDir = opts.dataDir ?? tempDir('th-data-');
+  const dataDir = opts.dataDir ?? migratedDataDir('th-data-');
   const adminKey = opts.env?.TRACEHOUSE_BOOTSTRAP_KEY ?? `test-bootstrap-${randomBytes(12).toString('hex')}`;
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
