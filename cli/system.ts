@@ -1,9 +1,7 @@
 import type { Config } from '../core/config.js';
 import { createRuntime, type Runtime, type RoleHandle } from '../core/runtime.js';
 import type { Logger } from '../core/log.js';
-import { startIngest } from '../ingest/main.js';
-import { startQuery } from '../query/main.js';
-import { startStream, type StreamOptions } from '../stream/main.js';
+import type { StreamOptions } from '../stream/main.js';
 import { createHttpApp, listen } from '../core/http.js';
 
 export type RoleName = 'ingest' | 'stream' | 'query';
@@ -45,9 +43,10 @@ export async function startSystem(
     const boot = await rt.keys.bootstrap(config.bootstrapKey);
     if (boot.kind === 'minted') mintedKey = boot.key;
     if (boot.kind === 'registered') rt.log.info('bootstrap key registered as the admin key of tenant "default"');
-    if (wanted.includes('stream')) roles.push(await startStream(rt, opts.stream));
-    if (wanted.includes('ingest')) roles.push(await startIngest(rt, { port: opts.ingestPort }));
-    if (wanted.includes('query')) roles.push(await startQuery(rt, { port: opts.queryPort }));
+    // each role's code is loaded only where it runs: an ingest process holds no stream or query code
+    if (wanted.includes('stream')) roles.push(await (await import('../stream/main.js')).startStream(rt, opts.stream));
+    if (wanted.includes('ingest')) roles.push(await (await import('../ingest/main.js')).startIngest(rt, { port: opts.ingestPort }));
+    if (wanted.includes('query')) roles.push(await (await import('../query/main.js')).startQuery(rt, { port: opts.queryPort }));
     // the stream role alone has no HTTP role to serve its health and metrics: give it a small one
     if (wanted.length === 1 && wanted[0] === 'stream') roles.push(await startOpsServer(rt, opts.streamPort ?? config.http.streamPort));
   } catch (err) {

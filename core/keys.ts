@@ -4,9 +4,9 @@ import { BadRequestError, ForbiddenError, UnauthorizedError } from './errors.js'
 import { KvExistsError, kvCreate } from './kv.js';
 import { TENANT_PATTERN } from '../schemas/subjects.js';
 
-export type KeyRole = 'member' | 'admin';
-export type KeyScope = 'ingest' | 'read';
-export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'read'];
+import { KEY_SCOPES, type KeyRole, type KeyScope } from '../schemas/key-scopes.js';
+
+export { KEY_SCOPES, type KeyRole, type KeyScope };
 
 /** What the key store keeps per key. The secret itself is never stored, only its SHA-256. */
 export interface KeyRecord {

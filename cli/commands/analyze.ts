@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { analyzeDirectEvents, type OfflineResult } from '../../stream/analyses/offline.js';
-import { workspaceEnv } from '../../stream/analyses/workspace.js';
+import type { OfflineResult } from '../../stream/analyses/offline.js';
 import { convertClaudeCode, convertConsoleTranscript, convertTrajectory, findImportFiles, trajectoriesOf } from '../../stream/import/index.js';
 import { flagString, UsageError } from '../args.js';
 import type { Command } from '../command.js';
@@ -45,6 +44,8 @@ Exit code 1 when an input line was refused or an analyzer failed (the output is 
     if (args.positionals.length > 1) throw new UsageError('give at most one FILE (or - for standard input)');
     const source = args.positionals[0] ?? '-';
     const events = await readEvents(source, format);
+    const { analyzeDirectEvents } = await import('../../stream/analyses/offline.js');
+    const { workspaceEnv } = await import('../../stream/analyses/workspace.js');
     const out = analyzeDirectEvents(events, { workspace: workspaceEnv });
     // segment goal texts are an input of the taxonomy, not a result of their own
     for (const { segment_goals: _goals, ...r } of out.results) process.stdout.write(JSON.stringify(r) + '\n');

@@ -1,6 +1,4 @@
 import { loadConfig } from '../../core/config.js';
-import { openBus } from '../../core/runtime.js';
-import { listDeadLetters, replayDeadLetter } from '../../stream/dlq.js';
 import { flagString, UsageError } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -18,6 +16,8 @@ a new Nats-Msg-Id) and removes it from the DLQ; stored rows stay exactly-once be
 is keyed by event or message id. Fix the cause first (e.g. upgrade), or a replayed message comes back.`,
   booleans: ['json', 'all'],
   async run(args) {
+    const { openBus } = await import('../../core/runtime.js');
+    const { listDeadLetters, replayDeadLetter } = await import('../../stream/dlq.js');
     const sub = args.positionals[0];
     if (sub !== 'list' && sub !== 'replay') throw new UsageError('expected list or replay');
     const config = loadConfig();

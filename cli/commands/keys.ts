@@ -1,6 +1,5 @@
 import { loadConfig } from '../../core/config.js';
-import { openBus } from '../../core/runtime.js';
-import { KEY_SCOPES, type KeyRole, type KeyScope } from '../../core/keys.js';
+import { KEY_SCOPES, type KeyRole, type KeyScope } from '../../schemas/key-scopes.js';
 import { flagString, UsageError } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -17,6 +16,7 @@ Minted keys embed the tenant and a signature (TRACEHOUSE_SECRET). Revocation tak
 next request. Scopes: ${KEY_SCOPES.join(', ')} (default both).`,
   booleans: ['json'],
   async run(args) {
+    const { openBus } = await import('../../core/runtime.js');
     const sub = args.positionals[0];
     if (!sub || !['create', 'list', 'revoke'].includes(sub)) throw new UsageError('expected create, list or revoke');
     const config = loadConfig();

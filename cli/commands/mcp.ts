@@ -1,6 +1,4 @@
 import { loadClientConfig } from '../../core/config.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { startStdioBridge } from '../../mcp/stdio.js';
 import { UsageError, flagString } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -19,6 +17,8 @@ the same as over HTTP. Logs go to stderr only.
 
 Configuration for MCP clients: docs/mcp.md.`,
   async run(args) {
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const { startStdioBridge } = await import('../../mcp/stdio.js');
     const url = flagString(args, 'url') ?? loadClientConfig().url;
     const apiKey = flagString(args, 'api-key') ?? loadClientConfig().apiKey;
     if (!apiKey) throw new UsageError('an API key is required: --api-key or TRACEHOUSE_API_KEY');

@@ -1,6 +1,4 @@
 import { loadConfig } from '../../core/config.js';
-import { createStore } from '../../core/clickhouse.js';
-import { migrate } from '../../core/migrations.js';
 import type { Command } from '../command.js';
 
 export const migrateCommand: Command = {
@@ -13,6 +11,8 @@ Idempotent: a second run applies nothing. Roles also migrate at start.
 With CLICKHOUSE_URL unset this opens the embedded data directory, which must not be in use by a
 running \`tracehouse start\`.`,
   async run() {
+    const { createStore } = await import('../../core/clickhouse.js');
+    const { migrate } = await import('../../core/migrations.js');
     const config = loadConfig();
     const store = createStore(config);
     try {

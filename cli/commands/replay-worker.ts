@@ -1,7 +1,4 @@
 import { loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/log.js';
-import { openBus } from '../../core/runtime.js';
-import { startReplayWorker } from '../../fixes/replay-worker.js';
 import type { Command } from '../command.js';
 
 export const replayWorkerCommand: Command = {
@@ -15,6 +12,9 @@ it passes when the arm's prompt carries every check phrase of the case, and fail
 missing. Several workers share the queue. Replace it with a worker that runs your own agent
 harness: the protocol is in docs/fixes.md ("Replay workers"). Stops on SIGINT/SIGTERM.`,
   async run() {
+    const { createLogger } = await import('../../core/log.js');
+    const { openBus } = await import('../../core/runtime.js');
+    const { startReplayWorker } = await import('../../fixes/replay-worker.js');
     const config = loadConfig();
     const log = createLogger(config.logLevel, { role: 'replay-worker' });
     const { bus, close } = await openBus(config, log);

@@ -1,7 +1,5 @@
-import { NoRespondersError, RequestError } from '@nats-io/transport-node';
 import { loadConfig } from '../../core/config.js';
-import { openBus } from '../../core/runtime.js';
-import { RETRY_FAILED_SUBJECT, type RetryFailedRequest, type RetryFailedResult } from '../../stream/analyze/retry-failed.js';
+import type { RetryFailedRequest, RetryFailedResult } from '../../stream/analyze/retry-failed.js';
 import { CommandError, flagString, UsageError } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -26,6 +24,9 @@ conversations queued and their failed analyzers by name.
 Needs a running stream role (\`tracehouse start\` or \`tracehouse stream\`) on the configured NATS.`,
   booleans: ['json'],
   async run(args) {
+    const { NoRespondersError, RequestError } = await import('@nats-io/transport-node');
+    const { openBus } = await import('../../core/runtime.js');
+    const { RETRY_FAILED_SUBJECT } = await import('../../stream/analyze/retry-failed.js');
     const req: RetryFailedRequest = {};
     const tenant = flagString(args, 'tenant');
     if (tenant !== undefined) {

@@ -1,13 +1,15 @@
 import cluster from 'node:cluster';
 import { loadConfig, type Config } from '../../core/config.js';
 import type { Logger } from '../../core/log.js';
-import { createLogger } from '../../core/log.js';
-import { installShutdown } from '../../core/shutdown.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
-import { startSystem, type RoleName } from '../system.js';
+import type { RoleName } from '../system.js';
 
 async function run(roles: RoleName[]): Promise<void> {
+  // loaded here, not at the top: `tracehouse --help` and the light commands load none of the roles
+  const { createLogger } = await import('../../core/log.js');
+  const { installShutdown } = await import('../../core/shutdown.js');
+  const { startSystem } = await import('../system.js');
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   if (roles.length === 1 && !config.nats.url) {
@@ -64,6 +66,7 @@ async function run(roles: RoleName[]): Promise<void> {
  * (finishes its in-flight requests); a worker that dies is replaced.
  */
 async function runWorkers(config: Config, log: Logger): Promise<void> {
+  const { installShutdown } = await import('../../core/shutdown.js');
   const n = config.ingest.workers;
   let stopping = false;
   const urls: string[] = [];

@@ -1,10 +1,7 @@
 import { loadConfig, type Config } from '../../core/config.js';
-import { createStore } from '../../core/clickhouse.js';
-import { NoRespondersError, RequestError } from '@nats-io/transport-node';
 import type { Bus } from '../../core/nats.js';
-import { openBus } from '../../core/runtime.js';
 import { CONSUMERS, STREAMS } from '../../schemas/subjects.js';
-import { STATUS_SUBJECT, tableCounts, type TableStatus } from '../../stream/status-responder.js';
+import type { TableStatus } from '../../stream/status-responder.js';
 import type { Command } from '../command.js';
 
 /** How long a running system has to answer the row-count request. */
@@ -25,6 +22,7 @@ each ClickHouse table. Row counts come from the running system when one answers 
 itself.`,
   booleans: ['json'],
   async run(args) {
+    const { openBus } = await import('../../core/runtime.js');
     const config = loadConfig();
     const { bus, close } = await openBus(config);
     const out: { streams: Array<Record<string, number | string>>; consumers: Array<Record<string, number | string>>; tables: Tables } = { streams: [], consumers: [], tables: { error: '' } };
@@ -82,6 +80,8 @@ async function rowCounts(bus: Bus, config: Config): Promise<Tables> {
   const asked = await askRunning(bus);
   if (asked.kind === 'answer') return { source: 'running system', counts: asked.status.tables };
   if (asked.kind === 'failed') return { error: asked.reason };
+  const { createStore } = await import('../../core/clickhouse.js');
+  const { tableCounts } = await import('../../stream/status-responder.js');
   let store;
   try {
     store = createStore(config);
@@ -96,6 +96,9 @@ async function rowCounts(bus: Bus, config: Config): Promise<Tables> {
 type Asked = { kind: 'answer'; status: TableStatus } | { kind: 'none' } | { kind: 'failed'; reason: string };
 
 async function askRunning(bus: Bus): Promise<Asked> {
+  const { STATUS_SUBJECT } = await import('../../stream/status-responder.js');
+  const { NoRespondersError, RequestError } = await import('@nats-io/transport-node');
+  const isNoResponders = (err: unknown) => err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders());
   try {
     const reply = await bus.nc.request(STATUS_SUBJECT, '', { timeout: ASK_TIMEOUT_MS });
     const body = reply.json<TableStatus & { error?: string }>();
@@ -105,8 +108,4 @@ async function askRunning(bus: Bus): Promise<Asked> {
     if (isNoResponders(err)) return { kind: 'none' };
     return { kind: 'failed', reason: `the running system did not answer within ${ASK_TIMEOUT_MS / 1000} s` };
   }
-}
-
-function isNoResponders(err: unknown): boolean {
-  return err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders());
 }
