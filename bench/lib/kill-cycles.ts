@@ -7,7 +7,7 @@
  * is read directly: every acknowledged event must be there exactly once, and INGEST empty.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -169,11 +169,20 @@ async function natsState(dataDir: string) {
   }
 }
 
+/** Runs the cycles on a new data directory, removed afterwards. */
 export async function runKillCycles(opts: KillCycleOptions): Promise<KillCycleReport> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'th-kill-'));
+  try {
+    return await cyclesIn(dataDir, opts);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  }
+}
+
+async function cyclesIn(dataDir: string, opts: KillCycleOptions): Promise<KillCycleReport> {
   const log = opts.log ?? (() => {});
   const started = Date.now();
   const perRequest = opts.eventsPerRequest ?? 10;
-  const dataDir = mkdtempSync(join(tmpdir(), 'th-kill-'));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',

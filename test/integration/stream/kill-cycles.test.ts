@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { runKillCycles } from '../../../bench/lib/kill-cycles.js';
 
 test('five kill -9 cycles under steady load: 0 lost, 0 duplicated, visible again after each restart, INGEST empty', async () => {
-  const r = await runKillCycles({ cycles: Number(process.env.KILL_CYCLES ?? 5), loadMs: 2500, requestsPerSecond: 30, log: (l) => console.log(`  ${l}`) });
+  const r = await runKillCycles({ cycles: Number(process.env.KILL_CYCLES ?? 5), loadMs: 1500, requestsPerSecond: 30, log: (l) => console.log(`  ${l}`) });
   console.log(
     `  ${r.acknowledgedEvents} events acknowledged in ${r.seconds} s; lost ${r.lost}, duplicated ${r.duplicated}, physical duplicate rows ${r.physicalDuplicateRows}, ` +
       `INGEST ${r.ingestMessages} (${r.orphans} orphans), dead letters ${r.deadLetters}; visible after ready (ms): ${r.cycles.map((c) => c.visibleAfterReadyMs).join(', ')}`,
