@@ -1,18 +1,19 @@
 /**
  * Test runner: every `*.test.js` under dist/test runs in its own process (each suite owns its
- * chDB data directory and nats-server), two at a time. Prints each suite's result and ends with
- * `N passed, N failed`. Arguments filter suites by path substring.
+ * chDB data directory and nats-server), TEST_CONCURRENCY at a time. Prints each suite's result
+ * and ends with `N passed, N failed`. Arguments filter suites by path substring.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { TEMPLATE_ENV } from './helpers/data-template.js';
 import { fileURLToPath } from 'node:url';
 
 const testRoot = fileURLToPath(new URL('.', import.meta.url));
 const filters = process.argv.slice(2);
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
+// one more suite than cores: most suites wait part of their time (a nats-server, a browser, a poll)
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism() + 1);
 const suiteTimeoutMs = Number(process.env.TEST_SUITE_TIMEOUT_MS ?? 300_000);
 
 function find(dir: string): string[] {
