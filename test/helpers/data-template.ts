@@ -37,4 +37,3 @@ export async function makeDataTemplate(): Promise<string> {
   }
   return dir;
 }
-
